@@ -1,0 +1,50 @@
+"""``referee`` command line: one sub-command per module, imported only when used.
+
+Each module named in :data:`COMMANDS` provides ``add_arguments(parser)`` and
+``run(args) -> int``; importing lazily keeps ``referee replay`` free of OpenCV and
+``referee run`` free of training code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+#: sub-command -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "replay": ("referee.replay", "referee a JSON Lines event log, print the calls"),
+    "demo": ("referee.demo", "simulate a game on video and referee it end to end"),
+    "detect": ("referee.vision.detect_cli", "find and recognise face-up cards in images"),
+    "calibrate": ("referee.vision.calibrate", "make a table layout file from one frame"),
+    "watch": ("referee.vision.watch", "run the live camera loop and print calls"),
+    "train": ("referee.recognition.train", "train a card recogniser and export ONNX"),
+    "enroll": ("referee.recognition.enroll", "adapt the recogniser to a club's own deck"),
+    "run": ("referee.box.run", "the appliance main loop started by the service"),
+    "history": ("referee.box.history", "list recorded matches, export one as JSON Lines"),
+}
+
+
+def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="referee", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    # Only the chosen command's module is imported; the others just show their help line.
+    chosen = next((a for a in argv if not a.startswith("-")), None)
+    for name, (module_name, help_text) in COMMANDS.items():
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        if name == chosen:
+            importlib.import_module(module_name).add_arguments(p)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(argv).parse_args(argv)
+    module = importlib.import_module(COMMANDS[args.command][0])
+    result: int = module.run(args)
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(main())
