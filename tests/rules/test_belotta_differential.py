@@ -1,0 +1,113 @@
+"""Differential test: our belotta trick rules against belote-cli's engine (PyPI ``belote-cli``).
+
+belote-cli (``belote.game._calculate_legal_cards_impl``, ``belote.deck.card_points``, trick
+winner ``_trick_winner_seat_impl``) plays French belote, which forces a void player to
+undertrump when they cannot overtrump an opponent's cut; the Triora document (rule 2d) does
+not.  So: with our ``must_undertrump`` variant the legal sets must be identical; with the
+document's rules they must differ exactly in that situation, where ours also allows any card.
+Trick winners and card points must always agree.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+belote_game = pytest.importorskip("belote.game")
+belote_deck = pytest.importorskip("belote.deck")
+
+from referee.cards import FRENCH_32, Card  # noqa: E402
+from referee.rules.games.belotta_cards import (  # noqa: E402
+    card_points,
+    legal_plays,
+    trick_winner,
+)
+
+DEALS = 1500
+SUITS = {
+    "C": belote_deck.Suit.CLUBS,
+    "D": belote_deck.Suit.DIAMONDS,
+    "H": belote_deck.Suit.HEARTS,
+    "S": belote_deck.Suit.SPADES,
+}
+RANKS = {r.value: r for r in belote_deck.Rank}
+
+
+def to_theirs(card: Card) -> object:
+    return belote_deck.Card(SUITS[card.suit], RANKS[card.rank])
+
+
+def their_id(card: Card) -> int:
+    return int(belote_game._CARD_TO_ID[to_theirs(card)])
+
+
+def their_legal(hand: list[Card], trick: list[tuple[int, Card]], seat: int, trump: str) -> set[Card]:
+    by_id = {their_id(c): c for c in hand}
+    ids = belote_game._calculate_legal_cards_impl(
+        tuple(by_id), SUITS[trump], tuple((s, their_id(c)) for s, c in trick), seat
+    )
+    return {by_id[i] for i in ids}
+
+
+def their_winner(trick: list[tuple[int, Card]], trump: str) -> int:
+    seat = belote_game._trick_winner_seat_impl(
+        tuple((s, their_id(c)) for s, c in trick), SUITS[trump]
+    )
+    return int(seat.value)
+
+
+def forced_undertrump_case(hand: list[Card], trick: list[Card], trump: str) -> bool:
+    """The one place the documents differ: void in a plain suit led, an opponent holds the
+    trick, a trump is already down, and the hand has trumps but none higher."""
+    if not trick or trick[0].suit == trump or any(c.suit == trick[0].suit for c in hand):
+        return False
+    if len(trick) >= 2 and trick_winner(trick, trump) == len(trick) - 2:
+        return False
+    down = [c for c in trick if c.suit == trump]
+    mine = [c for c in hand if c.suit == trump]
+    if not down or not mine:
+        return False
+    order = ("7", "8", "Q", "K", "10", "A", "9", "J")
+    top = max(order.index(c.rank) for c in down)
+    return all(order.index(c.rank) < top for c in mine)
+
+
+def play_random_deal(rng: random.Random, stats: dict[str, int]) -> None:
+    deck = list(FRENCH_32.faces)
+    rng.shuffle(deck)
+    hands = [deck[i * 8 : (i + 1) * 8] for i in range(4)]
+    trump = rng.choice("CDHS")
+    leader = rng.randrange(4)
+    for _ in range(8):
+        trick: list[tuple[int, Card]] = []
+        for k in range(4):
+            seat = (leader + k) % 4
+            hand, on_table = hands[seat], [c for _, c in trick]
+            ours = set(legal_plays(hand, on_table, trump))
+            theirs = their_legal(hand, trick, seat, trump)
+            assert set(legal_plays(hand, on_table, trump, must_undertrump=True)) == theirs
+            if forced_undertrump_case(hand, on_table, trump):
+                stats["undertrump"] += 1
+                assert ours == set(hand) and theirs == {c for c in hand if c.suit == trump}
+            else:
+                assert ours == theirs, (hand, on_table, trump)
+            card = rng.choice(sorted(ours))  # our legal set: explores states theirs never reach
+            hand.remove(card)
+            trick.append((seat, card))
+            stats["plays"] += 1
+        winner = trick[trick_winner([c for _, c in trick], trump)][0]
+        assert winner == their_winner(trick, trump)
+        for _, c in trick:
+            assert card_points(c, trump) == belote_deck.card_points(to_theirs(c), SUITS[trump])
+        leader = winner
+
+
+def test_legal_plays_winners_and_points_agree_with_belote_cli() -> None:
+    rng = random.Random(20261121)
+    stats = {"plays": 0, "undertrump": 0}
+    for _ in range(DEALS):
+        play_random_deal(rng, stats)
+    assert stats["plays"] == DEALS * 32
+    # the known difference must actually have been exercised, many times
+    assert stats["undertrump"] > DEALS // 10
