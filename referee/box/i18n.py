@@ -1,0 +1,95 @@
+"""Words on the box's display, Italian (default) and English.
+
+Only short strings: the OLED is 128 px wide and must be readable at arm's length.
+"""
+
+from __future__ import annotations
+
+from referee.cards import ITALIAN_RANK_NAMES, parse_card
+
+MESSAGES: dict[str, dict[str, str]] = {
+    "score": {"it": "PUNTI", "en": "SCORE"},
+    "turn": {"it": "Tocca a {seat}", "en": "{seat} to play"},
+    "trick": {"it": "PRESA {n}", "en": "TRICK {n}"},
+    "takes": {"it": "prende", "en": "takes"},
+    "points": {"it": "{n} punti", "en": "{n} points"},
+    "violation": {"it": "IRREGOLARE", "en": "VIOLATION"},
+    "in_trick": {"it": "presa {n}", "en": "trick {n}"},
+    "last_trick": {"it": "ULTIMA PRESA {n}", "en": "LAST TRICK {n}"},
+    "dealer": {"it": "MAZZIERE", "en": "DEALER"},
+    "highest_card": {"it": "carta più alta", "en": "highest card"},
+    "timer": {"it": "TEMPO", "en": "TIME"},
+    "hurry": {"it": "AFFRETTATI!", "en": "HURRY UP!"},
+    "confirm": {"it": "CONFERMA?", "en": "CONFIRM?"},
+    "confirm_keys": {"it": "OK=sì  ◀=no", "en": "OK=yes  ◀=no"},
+    "deal_end": {"it": "FINE SMAZZATA", "en": "DEAL OVER"},
+    "match_end": {"it": "FINE PARTITA", "en": "MATCH OVER"},
+    "winner": {"it": "vince {team}", "en": "{team} wins"},
+    "draw": {"it": "pareggio", "en": "draw"},
+    "fault": {"it": "GUASTO", "en": "FAULT"},
+    "fault_camera": {"it": "Camera: niente immagini", "en": "Camera: no frames"},
+    "fault_retry": {"it": "riprovo... ({n})", "en": "retrying... ({n})"},
+    "fault_state": {"it": "Archivio non scrivibile", "en": "Record not writable"},
+    "fault_kept": {"it": "Partita salvata", "en": "Match is saved"},
+    "menu_keys": {"it": "◀ ▶ cambia  OK avanti", "en": "◀ ▶ change  OK next"},
+    "contract": {"it": "CONTRATTO", "en": "CONTRACT"},
+    "field_seat": {"it": "Chi chiama", "en": "Declarer"},
+    "field_trump": {"it": "Briscola", "en": "Trump"},
+    "field_called": {"it": "Carta chiamata", "en": "Called card"},
+    "field_points": {"it": "Punti", "en": "Points"},
+    "field_bid": {"it": "Offerta", "en": "Bid"},
+    "field_done": {"it": "Conferma", "en": "Confirm"},
+    "ready": {"it": "PRONTO", "en": "READY"},
+    "waiting_deal": {"it": "in attesa della smazzata", "en": "waiting for a deal"},
+    "undo": {"it": "ANNULLATA", "en": "UNDONE"},
+    "partner": {"it": "COMPAGNO", "en": "PARTNER"},
+    "yes": {"it": "sì", "en": "yes"},
+    "in_mano": {"it": "in mano", "en": "in hand"},
+}
+
+RULES: dict[str, dict[str, str]] = {
+    "out_of_turn": {"it": "Fuori turno", "en": "Out of turn"},
+    "revoke": {"it": "Non risponde", "en": "Revoke"},
+    "must_trump": {"it": "Doveva tagliare", "en": "Must trump"},
+    "must_overtrump": {"it": "Doveva surtagliare", "en": "Must overtrump"},
+    "duplicate_card": {"it": "Carta doppia", "en": "Duplicate card"},
+    "bad_card": {"it": "Carta estranea", "en": "Foreign card"},
+    "move_timer": {"it": "Tempo scaduto", "en": "Time is up"},
+}
+
+ITALIAN_SUIT_SHORT = {"bastoni": "Bas", "coppe": "Cop", "denari": "Den", "spade": "Spa"}
+FRENCH_SUIT_SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+ENGLISH_RANK_NAMES = {"1": "ace", "8": "knave", "9": "knight", "10": "king"}
+ENGLISH_SUIT_NAMES = {"bastoni": "batons", "coppe": "cups", "denari": "coins", "spade": "swords"}
+ITALIAN_RANK_SHORT = {"1": "A", "8": "F", "9": "C", "10": "R"}
+
+
+def tr(lang: str, key: str, **values: object) -> str:
+    """The message ``key`` in ``lang`` (falls back to Italian), formatted with ``values``."""
+    entry = MESSAGES[key]
+    return entry.get(lang, entry["it"]).format(**values)
+
+
+def rule_name(lang: str, rule: str) -> str:
+    """A violation rule's display name; unknown game-specific rules show their code."""
+    entry = RULES.get(rule)
+    return entry.get(lang, entry["it"]) if entry else rule.replace("_", " ")
+
+
+def card_short(code: str) -> str:
+    """A card in a few characters: ``coppe_10`` -> ``R Cop``, ``10H`` -> ``10♥``."""
+    card = parse_card(code)
+    if card.italian:
+        return f"{ITALIAN_RANK_SHORT.get(card.rank, card.rank)} {ITALIAN_SUIT_SHORT[card.suit]}"
+    return f"{card.rank}{FRENCH_SUIT_SYMBOL[card.suit]}"
+
+
+def card_long(lang: str, code: str) -> str:
+    """A card in words for the larger screens: ``re di denari`` / ``10♥``."""
+    card = parse_card(code)
+    if not card.italian:
+        return card_short(code)
+    if lang == "it":
+        return f"{ITALIAN_RANK_NAMES.get(card.rank, card.rank)} di {card.suit}"
+    rank = ENGLISH_RANK_NAMES.get(card.rank, card.rank)
+    return f"{rank} of {ENGLISH_SUIT_NAMES[card.suit]}"

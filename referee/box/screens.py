@@ -1,0 +1,232 @@
+"""Every screen the box shows, as plain data with a ``paint`` method (128x64, one bit).
+
+A screen holds only what it shows; :func:`render` turns it into a PIL image in a language.
+Golden PNGs of each are in ``tests/data/box/`` (see ``tests/box/test_screens.py``).
+
+>>> render(TrickScreen(number=3, winner="S", points=14), "it").size
+(128, 64)
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from PIL import Image
+
+from referee.box.canvas import HEADER_H, HEIGHT, WIDTH, Canvas
+from referee.box.i18n import card_long, card_short, rule_name, tr
+
+
+class Screen(ABC):
+    inverted = False
+
+    @abstractmethod
+    def paint(self, c: Canvas, lang: str) -> None: ...
+
+
+def render(screen: Screen, lang: str = "it") -> Image.Image:
+    """The screen as a one-bit 128x64 image."""
+    canvas = Canvas(inverted=screen.inverted)
+    screen.paint(canvas, lang)
+    return canvas.image
+
+
+@dataclass(frozen=True)
+class ScoreScreen(Screen):
+    """Running score: one big row per team (two teams), or a compact table (3-5 seats)."""
+
+    points: Sequence[tuple[str, int]]  # (team, points) in display order
+    turn: str | None = None
+    games: str = ""  # match score, e.g. "1-0"
+
+    def paint(self, c: Canvas, lang: str) -> None:
+        compact = len(self.points) > 2  # no room for a footer: the turn goes in the header
+        if compact and self.turn:
+            c.header(tr(lang, "turn", seat=self.turn), self.games)
+        else:
+            c.header(tr(lang, "score"), self.games)
+        body_bottom = HEIGHT - 14 if self.turn and not compact else HEIGHT
+        rows = len(self.points) or 1
+        row_h = (body_bottom - HEADER_H - 1) // rows
+        for i, (team, value) in enumerate(self.points):
+            y0 = HEADER_H + 1 + i * row_h
+            c.text(team, (2, y0, 70, y0 + row_h), largest=18, align="left")
+            c.text(str(value), (72, y0, WIDTH - 2, y0 + row_h), largest=26, align="right")
+        if self.turn and not compact:
+            c.text(tr(lang, "turn", seat=self.turn), (0, HEIGHT - 13, WIDTH, HEIGHT), largest=12)
+
+
+@dataclass(frozen=True)
+class TrickScreen(Screen):
+    """Who took the trick (the seat fills the screen) and what it was worth."""
+
+    number: int
+    winner: str
+    points: int
+
+    def paint(self, c: Canvas, lang: str) -> None:
+        c.header(tr(lang, "trick", n=self.number), tr(lang, "takes"))
+        c.text(self.winner, (0, HEADER_H + 1, WIDTH, HEIGHT - 15), largest=34)
+        c.text(tr(lang, "points", n=self.points), (0, HEIGHT - 14, WIDTH, HEIGHT), largest=13)
+
+
+@dataclass(frozen=True)
+class ViolationScreen(Screen):
+    """A rule broken: inverted so the whole table notices; seat, rule, trick."""
+
+    seat: str
+    rule: str
+    trick: int | None = None
+    inverted = True
+
+    def paint(self, c: Canvas, lang: str) -> None:
+        where = tr(lang, "in_trick", n=self.trick) if self.trick else ""
+        c.header(tr(lang, "violation"), where)
+        c.text(self.seat, (0, HEADER_H + 1, 40, HEIGHT), largest=30)
+        c.draw.line((40, HEADER_H + 3, 40, HEIGHT - 3), fill=c.ink)
+        c.wrapped(rule_name(lang, self.rule), (42, HEADER_H + 2, WIDTH - 1, HEIGHT - 1), largest=16)
+
+
+@dataclass(frozen=True)
+class LastTrickScreen(Screen):
+    """The last trick's cards by seat (Belotta rule 2h: a player may ask to see it)."""
+
+    number: int
+    winner: str
+    cards: Sequence[tuple[str, str]]  # (seat, card code) in play order
+
+    def paint(self, c: Canvas, lang: str) -> None:
+        c.header(tr(lang, "last_trick", n=self.number), f"→ {self.winner}")
+        n = len(self.cards)
+        cols = 1 if n <= 3 else 2
+        rows = (n + cols - 1) // cols
+        row_h = (HEIGHT - HEADER_H - 1) // max(rows, 1)
+        col_w = WIDTH // cols
+        for i, (seat, code) in enumerate(self.cards):
+            col, row = divmod(i, rows)
+            x0, y0 = col * col_w, HEADER_H + 1 + row * row_h
+            label = f"{seat} {card_short(code)}"
+            c.text(label, (x0 + 2, y0, x0 + col_w - 3, y0 + row_h), largest=15, align="left")
+        if cols == 2:  # a rule between the columns keeps "N 3 Cop" and "S A Cop" apart
+            c.draw.line((col_w - 1, HEADER_H + 2, col_w - 1, HEIGHT - 2), fill=c.ink)
+
+
+@dataclass(frozen=True)
+class DealerScreen(Screen):
+    """The dealer chosen by the highest drawn card."""
+
+    seat: str
+    card: str | None = None
+
+    def paint(self, c: Canvas, lang: str) -> None:
+        c.header(tr(lang, "dealer"))
+        bottom = HEIGHT - 15 if self.card else HEIGHT
+        c.text(self.seat, (0, HEADER_H + 1, WIDTH, bottom), largest=34)
+        if self.card:
+            c.text(card_long(lang, self.card), (0, HEIGHT - 14, WIDTH, HEIGHT), largest=13)
+
+
+@dataclass(frozen=True)
+class TimerScreen(Screen):
+    """The move timer: seconds left, big, and a bar; inverted in the warning window."""
+
+    seat: str
+    left_s: int
+    total_s: int
+    warning: bool = False
+
+    @property
+    def inverted(self) -> bool:  # type: ignore[override]
+        return self.warning
+
+    def paint(self, c: Canvas, lang: str) -> None:
+        c.header(tr(lang, "turn", seat=self.seat), tr(lang, "timer"))
+        c.text(str(self.left_s), (0, HEADER_H + 1, WIDTH, HEIGHT - 12), largest=36)
+        c.rect((2, HEIGHT - 10, WIDTH - 3, HEIGHT - 3))
+        filled = round((WIDTH - 6) * max(0, self.left_s) / max(1, self.total_s))
+        if filled > 0:
+            c.rect((3, HEIGHT - 9, 3 + filled, HEIGHT - 4), filled=True)
+
+
+@dataclass(frozen=True)
+class ConfirmScreen(Screen):
+    """The camera is unsure of a card: the table confirms it with OK or rejects it."""
+
+    seat: str
+    card: str
+
+    def paint(self, c: Canvas, lang: str) -> None:
+        c.header(tr(lang, "confirm"))
+        c.text(f"{self.seat}: {card_short(self.card)}", (0, HEADER_H + 1, WIDTH, 38), largest=24)
+        c.text(card_long(lang, self.card) + "?", (0, 39, WIDTH, 51), largest=12)
+        c.text(tr(lang, "confirm_keys"), (0, 52, WIDTH, HEIGHT), largest=11)
+
+
+@dataclass(frozen=True)
+class ResultScreen(Screen):
+    """End of a deal or of the match: winner and points per team."""
+
+    match: bool
+    winner: str | None
+    points: Sequence[tuple[str, int]] = field(default_factory=tuple)
+
+    def paint(self, c: Canvas, lang: str) -> None:
+        c.header(tr(lang, "match_end" if self.match else "deal_end"))
+        line = tr(lang, "winner", team=self.winner) if self.winner else tr(lang, "draw")
+        c.text(line, (0, HEADER_H + 1, WIDTH, 40), largest=22)
+        summary = "  ".join(f"{team} {value}" for team, value in self.points)
+        if summary:
+            c.text(summary, (0, 42, WIDTH, HEIGHT), largest=16)
+
+
+@dataclass(frozen=True)
+class MenuScreen(Screen):
+    """One field of the contract entry menu: its label, the value between arrows, the keys."""
+
+    title: str  # game name
+    label_key: str  # i18n key of the field
+    value: str
+    step: str = ""  # e.g. "2/3"
+
+    def paint(self, c: Canvas, lang: str) -> None:
+        c.header(tr(lang, "contract"), self.step)
+        c.text(tr(lang, self.label_key), (0, HEADER_H + 1, WIDTH, HEADER_H + 14), largest=12)
+        c.text("◀", (0, 29, 14, 51), largest=16)
+        c.text("▶", (WIDTH - 14, 29, WIDTH, 51), largest=16)
+        c.text(self.value, (15, 28, WIDTH - 15, 52), largest=24)
+        c.text(tr(lang, "menu_keys"), (0, HEIGHT - 11, WIDTH, HEIGHT), largest=10)
+
+
+@dataclass(frozen=True)
+class FaultScreen(Screen):
+    """A fault (camera gone, record not writable): what, the retry count, the match is safe."""
+
+    what_key: str  # i18n key: fault_camera, fault_state
+    retries: int = 0
+    kept: bool = True
+    inverted = True
+
+    def paint(self, c: Canvas, lang: str) -> None:
+        c.header(tr(lang, "fault"))
+        c.wrapped(tr(lang, self.what_key), (1, HEADER_H + 1, WIDTH - 1, 40), largest=13)
+        c.text(tr(lang, "fault_retry", n=self.retries), (1, 40, WIDTH - 1, 52), largest=12)
+        if self.kept:
+            c.text(tr(lang, "fault_kept"), (1, 52, WIDTH - 1, HEIGHT), largest=12)
+
+
+@dataclass(frozen=True)
+class MessageScreen(Screen):
+    """A title and a short line: ready, undone, partner revealed."""
+
+    title_key: str
+    big: str
+    line: str = ""
+
+    def paint(self, c: Canvas, lang: str) -> None:
+        c.header(tr(lang, self.title_key))
+        bottom = HEIGHT - 15 if self.line else HEIGHT
+        c.text(self.big, (0, HEADER_H + 1, WIDTH, bottom), largest=30)
+        if self.line:
+            c.text(self.line, (0, HEIGHT - 14, WIDTH, HEIGHT), largest=12)

@@ -1,0 +1,218 @@
+"""LEDs and buzzer (gpiozero): what the table sees and hears, as named patterns.
+
+Wiring (see ``hardware/wiring.md``): one LED per seat and a red violation LED, each through a
+330 ohm resistor to GND; an active 3.3 V buzzer (through an NPN transistor). Pins come from
+the config; every device takes the injected ``pin_factory`` so tests use ``MockFactory``.
+
+>>> from gpiozero.pins.mock import MockFactory
+>>> signals = Signals(PinsConfig(), ("N", "W", "S", "E"), pin_factory=MockFactory())
+>>> signals.turn("W")          # W's LED steady on, the others off
+>>> signals.violation()        # red LED blinks slowly, the buzzer beeps three times
+
+Patterns (:data:`PATTERNS`) are chosen to be told apart without looking at the display:
+a steady seat LED is the turn, a seat LED blinking three times took the trick, a seat LED
+flickering fast holds an unsure card, the red LED with three beeps is a violation, the red LED
+with a slow endless heartbeat and one long beep is a fault.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from referee.box.config import PinsConfig
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Blink:
+    on_s: float
+    off_s: float
+    n: int | None  # None: until something else is shown
+
+
+PATTERNS: dict[str, Blink] = {
+    "winner": Blink(0.25, 0.25, 3),  # the trick winner's seat LED
+    "team_won": Blink(0.5, 0.5, 5),  # all LEDs of the deal/match winner
+    "unsure": Blink(0.1, 0.1, None),  # the seat LED of a card the camera is unsure of
+    "unsure_beep": Blink(0.05, 0.1, 2),
+    "violation_led": Blink(0.6, 0.3, 4),
+    "violation_beep": Blink(0.15, 0.1, 3),
+    "fault_led": Blink(1.0, 1.0, None),  # heartbeat until the fault clears
+    "fault_beep": Blink(1.0, 0.0, 1),
+    "warning_beep": Blink(0.1, 0.0, 1),  # move timer: a few seconds left
+    "time_up_beep": Blink(0.6, 0.0, 1),
+}
+
+
+def make_pin_factory(name: str) -> Any:
+    """A gpiozero pin factory by config name (``auto``: gpiozero's own choice)."""
+    if name == "auto":
+        return None
+    if name == "mock":
+        from gpiozero.pins.mock import MockFactory
+
+        return MockFactory()
+    module, cls = {
+        "lgpio": ("gpiozero.pins.lgpio", "LGPIOFactory"),
+        "rpigpio": ("gpiozero.pins.rpigpio", "RPiGPIOFactory"),
+        "native": ("gpiozero.pins.native", "NativeFactory"),
+    }[name]
+    import importlib
+
+    return getattr(importlib.import_module(module), cls)()
+
+
+class Signals:
+    """Seat LEDs, violation LED and buzzer, driven by intent (``turn``, ``violation``...)."""
+
+    def __init__(
+        self,
+        pins: PinsConfig,
+        seats: Iterable[str],
+        pin_factory: Any = None,
+        time_scale: float = 1.0,
+    ) -> None:
+        from gpiozero import LED, Buzzer
+
+        self.scale = time_scale  # tests run the patterns faster
+        self.seat_leds = {s: LED(pins.seat_leds[s], pin_factory=pin_factory) for s in seats}
+        self.red = LED(pins.violation_led, pin_factory=pin_factory)
+        self.buzzer = Buzzer(pins.buzzer, pin_factory=pin_factory)
+        self._turn: str | None = None
+        self._generation = 0  # bumps on every command; a finished pattern restores only if current
+        self._patterns = 0  # seat-LED patterns running; the turn shows again when they end
+        self._lock = threading.Lock()
+        self._threads: list[threading.Thread] = []
+
+    # -- patterns -------------------------------------------------------------------------
+    def _blink(self, device: Any, name: str, background: bool = True) -> None:
+        p = PATTERNS[name]
+        on, off = p.on_s * self.scale, p.off_s * self.scale
+        if device is self.buzzer:
+            device.beep(on, off, n=p.n, background=background)
+        else:
+            device.blink(on, off, n=p.n, background=background)
+
+    def _then_restore(self, devices: list[Any], name: str) -> None:
+        """Blink ``devices`` in a thread, then show the turn again unless something newer came."""
+        with self._lock:
+            self._generation += 1
+            generation = self._generation
+            self._patterns += 1
+
+        def run() -> None:
+            blinkers = [threading.Thread(target=self._blink, args=(d, name, False)) for d in devices]
+            for t in blinkers:
+                t.start()
+            for t in blinkers:
+                t.join()
+            with self._lock:
+                self._patterns -= 1
+                if generation == self._generation:
+                    self._show_turn()
+
+        thread = threading.Thread(target=run, daemon=True)
+        self._threads.append(thread)
+        thread.start()
+
+    def _show_turn(self) -> None:
+        for seat, led in self.seat_leds.items():
+            if seat == self._turn:
+                led.on()
+            else:
+                led.off()
+
+    # -- intents --------------------------------------------------------------------------
+    def turn(self, seat: str | None) -> None:
+        """Steady LED at the seat to play; ``None`` (deal over) turns them all off.
+
+        While the winner blinks, the new turn waits for the blink to end (the winner leads next).
+        """
+        with self._lock:
+            self._turn = seat
+            if not self._patterns:
+                self._show_turn()
+
+    def trick_winner(self, seat: str) -> None:
+        """The winner's LED blinks three times, then the turn LED shows again."""
+        self._stop_seats()
+        self._then_restore([self.seat_leds[seat]], "winner")
+
+    def team_won(self, seats: Iterable[str]) -> None:
+        self._stop_seats()
+        self._then_restore([self.seat_leds[s] for s in seats if s in self.seat_leds], "team_won")
+
+    def unsure(self, seat: str) -> None:
+        """A card the camera is unsure of: its seat LED flickers until confirmed; two chirps."""
+        with self._lock:
+            self._generation += 1
+        self._blink(self.seat_leds[seat], "unsure")
+        self._blink(self.buzzer, "unsure_beep")
+
+    def confirmed(self) -> None:
+        with self._lock:
+            self._generation += 1
+            self._show_turn()
+
+    def violation(self) -> None:
+        self._blink(self.red, "violation_led")
+        self._blink(self.buzzer, "violation_beep")
+
+    def fault(self) -> None:
+        """Red heartbeat until :meth:`fault_cleared`; one long beep; seat LEDs off."""
+        with self._lock:
+            self._generation += 1
+            for led in self.seat_leds.values():
+                led.off()
+        self._blink(self.red, "fault_led")
+        self._blink(self.buzzer, "fault_beep")
+
+    def fault_cleared(self) -> None:
+        self.red.off()
+        with self._lock:
+            self._generation += 1
+            self._show_turn()
+
+    def warning_beep(self) -> None:
+        self._blink(self.buzzer, "warning_beep")
+
+    def time_up(self) -> None:
+        self._blink(self.buzzer, "time_up_beep")
+
+    # -- lifecycle ------------------------------------------------------------------------
+    def _stop_seats(self) -> None:
+        for led in self.seat_leds.values():
+            led.off()
+
+    def wait_idle(self, timeout: float = 10.0) -> None:
+        """Wait for running restore threads (tests; shutdown)."""
+        for thread in list(self._threads):
+            thread.join(timeout)
+        self._threads = [t for t in self._threads if t.is_alive()]
+
+    def close(self) -> None:
+        with self._lock:
+            self._generation += 1
+        for device in (*self.seat_leds.values(), self.red, self.buzzer):
+            device.close()
+
+
+class NullSignals:
+    """No LEDs or buzzer: every intent is accepted and does nothing (the log says why)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return lambda *args, **kwargs: None
+
+
+def open_signals(pins: PinsConfig, seats: Iterable[str]) -> Signals | NullSignals:
+    """The configured LEDs and buzzer, or :class:`NullSignals` (logged) when GPIO is missing."""
+    try:
+        return Signals(pins, tuple(seats), pin_factory=make_pin_factory(pins.factory))
+    except Exception as exc:  # BadPinFactory, PinInvalidPin, no /dev/gpiochip, no permission
+        log.warning("no LEDs/buzzer (%s pin factory): %s; running without them", pins.factory, exc)
+        return NullSignals()

@@ -1,0 +1,215 @@
+"""Crash-safe match record: every event and the calls it produced, appended to SQLite (WAL).
+
+One transaction per event holds the event *and* its calls, so after ``kill -9`` or a power cut
+the file holds whole steps only: either the event and all its calls, or neither (the source
+delivers that event again). ``synchronous=FULL`` makes a committed step survive a power cut.
+Resuming is replaying the recorded events into a fresh Referee (the rules core is cheap).
+
+>>> store = MatchStore.open(Path("/var/lib/referee"))  # doctest: +SKIP
+>>> match = store.current_match() or store.begin_match("briscola-4", {"seats": ["N", "S"]})
+>>> store.append(match, {"event": "play", "seat": "N", "card": "coppe_3"}, calls, source_pos=12)
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from referee.errors import RefereeError
+
+DB_NAME = "matches.sqlite"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS matches (
+    id INTEGER PRIMARY KEY,
+    started REAL NOT NULL,
+    game TEXT NOT NULL,
+    config TEXT NOT NULL,
+    ended REAL
+);
+CREATE TABLE IF NOT EXISTS records (
+    match_id INTEGER NOT NULL REFERENCES matches(id),
+    seq INTEGER NOT NULL,
+    t REAL NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('event', 'call')),
+    body TEXT NOT NULL,
+    source_pos INTEGER,
+    PRIMARY KEY (match_id, seq)
+);
+"""
+
+
+class StateError(RefereeError, OSError):
+    """The state directory cannot be written (full disk, read-only, corrupt); names the file."""
+
+
+@dataclass(frozen=True)
+class MatchInfo:
+    id: int
+    started: float
+    game: str
+    ended: float | None
+    events: int
+    calls: int
+
+
+@dataclass(frozen=True)
+class Record:
+    seq: int
+    t: float
+    kind: str  # "event" | "call"
+    body: dict[str, Any]
+    source_pos: int | None
+
+
+class MatchStore:
+    """The SQLite match record in the state directory (see module docstring)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.conn, self.path = conn, path
+
+    @classmethod
+    def open(cls, state_dir: Path, *, read_only: bool = False, max_pages: int | None = None) -> MatchStore:
+        """Open (creating) the record. ``max_pages`` caps the file size (tests: a full disk)."""
+        path = state_dir / DB_NAME
+        try:
+            if read_only:
+                conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None)
+            else:
+                state_dir.mkdir(parents=True, exist_ok=True)
+                conn = sqlite3.connect(path, isolation_level=None)
+                conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=FULL")
+                conn.executescript(_SCHEMA)
+            if max_pages is not None:
+                conn.execute(f"PRAGMA max_page_count={int(max_pages)}")
+        except (OSError, sqlite3.Error) as exc:
+            raise StateError(f"{path}: cannot open the match record: {exc}") from exc
+        return cls(conn, path)
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> MatchStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _write(self, sql_steps: Sequence[tuple[str, Sequence[Any]]]) -> sqlite3.Cursor:
+        """Run the statements in one transaction; any failure rolls all of them back."""
+        cur = self.conn.cursor()
+        try:
+            cur.execute("BEGIN IMMEDIATE")
+            for sql, params in sql_steps:
+                cur.execute(sql, params)
+            cur.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
+            raise StateError(f"{self.path}: cannot write the match record ({_why(exc)}): {exc}") from exc
+        return cur
+
+    def begin_match(self, game: str, config: Mapping[str, Any]) -> int:
+        """Start a new match record; the config is kept so an export is self-describing."""
+        cur = self._write(
+            [("INSERT INTO matches (started, game, config) VALUES (?, ?, ?)",
+              (time.time(), game, json.dumps(config, sort_keys=True)))]
+        )
+        return int(cur.lastrowid or 0)
+
+    def end_match(self, match_id: int) -> None:
+        self._write([("UPDATE matches SET ended = ? WHERE id = ?", (time.time(), match_id))])
+
+    def current_match(self, game: str | None = None) -> int | None:
+        """The newest match not yet ended (of ``game`` when given): the one to resume."""
+        sql = "SELECT id FROM matches WHERE ended IS NULL"
+        params: tuple[Any, ...] = ()
+        if game is not None:
+            sql, params = sql + " AND game = ?", (game,)
+        row = self._read(sql + " ORDER BY id DESC LIMIT 1", params).fetchone()
+        return int(row[0]) if row else None
+
+    def append(
+        self,
+        match_id: int,
+        event: Mapping[str, Any],
+        calls: Sequence[Mapping[str, Any]],
+        source_pos: int | None = None,
+    ) -> None:
+        """Record one event and the calls it produced, atomically."""
+        now = time.time()
+        seq0 = self._read(
+            "SELECT COALESCE(MAX(seq), 0) FROM records WHERE match_id = ?", (match_id,)
+        ).fetchone()[0]
+        insert = "INSERT INTO records (match_id, seq, t, kind, body, source_pos) VALUES (?, ?, ?, ?, ?, ?)"
+        steps: list[tuple[str, Sequence[Any]]] = [
+            (insert, (match_id, seq0 + 1, now, "event", _dump(event), source_pos))
+        ]
+        for i, call in enumerate(calls, start=2):
+            steps.append((insert, (match_id, seq0 + i, now, "call", _dump(call), None)))
+        self._write(steps)
+
+    def records(self, match_id: int, kind: str | None = None) -> Iterator[Record]:
+        sql = "SELECT seq, t, kind, body, source_pos FROM records WHERE match_id = ?"
+        params: tuple[Any, ...] = (match_id,)
+        if kind is not None:
+            sql, params = sql + " AND kind = ?", (match_id, kind)
+        for seq, t, k, body, pos in self._read(sql + " ORDER BY seq", params):
+            yield Record(seq, t, k, json.loads(body), pos)
+
+    def events(self, match_id: int) -> list[dict[str, Any]]:
+        return [r.body for r in self.records(match_id, "event")]
+
+    def calls(self, match_id: int) -> list[dict[str, Any]]:
+        return [r.body for r in self.records(match_id, "call")]
+
+    def last_source_pos(self, match_id: int) -> int | None:
+        row = self._read(
+            "SELECT MAX(source_pos) FROM records WHERE match_id = ?", (match_id,)
+        ).fetchone()
+        return None if row[0] is None else int(row[0])
+
+    def match_config(self, match_id: int) -> dict[str, Any]:
+        row = self._read("SELECT config FROM matches WHERE id = ?", (match_id,)).fetchone()
+        if row is None:
+            raise StateError(f"{self.path}: no match {match_id}")
+        result: dict[str, Any] = json.loads(row[0])
+        return result
+
+    def matches(self) -> list[MatchInfo]:
+        rows = self._read(
+            "SELECT m.id, m.started, m.game, m.ended,"
+            " SUM(r.kind = 'event'), SUM(r.kind = 'call')"
+            " FROM matches m LEFT JOIN records r ON r.match_id = m.id"
+            " GROUP BY m.id ORDER BY m.id",
+            (),
+        )
+        return [MatchInfo(i, s, g, e, int(ne or 0), int(nc or 0)) for i, s, g, e, ne, nc in rows]
+
+    def integrity_ok(self) -> bool:
+        return bool(self._read("PRAGMA integrity_check", ()).fetchone()[0] == "ok")
+
+    def _read(self, sql: str, params: Sequence[Any]) -> sqlite3.Cursor:
+        try:
+            return self.conn.execute(sql, params)
+        except sqlite3.Error as exc:
+            raise StateError(f"{self.path}: cannot read the match record: {exc}") from exc
+
+
+def _dump(obj: Mapping[str, Any]) -> str:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+
+
+def _why(exc: sqlite3.Error) -> str:
+    text = str(exc).lower()
+    if "full" in text:
+        return "disk full"
+    if "readonly" in text or "read-only" in text:
+        return "state directory is read-only"
+    return "database error"

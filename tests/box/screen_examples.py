@@ -1,0 +1,47 @@
+"""One example of every screen, named; the golden PNGs in tests/data/box/ are these rendered."""
+
+from __future__ import annotations
+
+from referee.box.screens import (
+    ConfirmScreen,
+    DealerScreen,
+    FaultScreen,
+    LastTrickScreen,
+    MenuScreen,
+    MessageScreen,
+    ResultScreen,
+    ScoreScreen,
+    Screen,
+    TimerScreen,
+    TrickScreen,
+    ViolationScreen,
+)
+
+EXAMPLES: dict[str, Screen] = {
+    "score": ScoreScreen(points=[("N+S", 45), ("W+E", 30)], turn="W", games="1-0"),
+    "score_five": ScoreScreen(points=[("A+C", 70), ("B", 20), ("D+E", 30)], turn="C"),
+    "trick": TrickScreen(number=3, winner="S", points=14),
+    "violation": ViolationScreen(seat="W", rule="out_of_turn", trick=3),
+    "violation_overtrump": ViolationScreen(seat="E", rule="must_overtrump", trick=5),
+    "last_trick": LastTrickScreen(
+        number=7, winner="S", cards=[("N", "coppe_3"), ("W", "denari_10"), ("S", "coppe_1"), ("E", "spade_8")]
+    ),
+    "last_trick_french": LastTrickScreen(
+        number=2, winner="E", cards=[("N", "10H"), ("W", "JH"), ("S", "AS"), ("E", "9H")]
+    ),
+    "dealer": DealerScreen(seat="E", card="denari_10"),
+    "timer": TimerScreen(seat="N", left_s=17, total_s=20),
+    "timer_warning": TimerScreen(seat="N", left_s=4, total_s=20, warning=True),
+    "confirm": ConfirmScreen(seat="S", card="bastoni_9"),
+    "deal_end": ResultScreen(match=False, winner="N+S", points=[("N+S", 70), ("W+E", 50)]),
+    "match_end": ResultScreen(match=True, winner="W+E", points=[("N+S", 1), ("W+E", 2)]),
+    "deal_draw": ResultScreen(match=False, winner=None, points=[("N+S", 60), ("W+E", 60)]),
+    "menu_trump": MenuScreen(title="belotta", label_key="field_trump", value="♥ cuori", step="2/3"),
+    "menu_called": MenuScreen(title="briscola-chiamata", label_key="field_called", value="3 Cop", step="2/4"),
+    "menu_bid": MenuScreen(title="binocolo", label_key="field_bid", value="20", step="2/4"),
+    "fault_camera": FaultScreen(what_key="fault_camera", retries=3),
+    "fault_state": FaultScreen(what_key="fault_state", retries=1),
+    "ready": MessageScreen(title_key="ready", big="Briscola 4", line="N W S E"),
+    "partner": MessageScreen(title_key="partner", big="D", line="3 Cop"),
+    "undo": MessageScreen(title_key="undo", big="N: 3 Cop"),
+}
