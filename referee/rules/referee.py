@@ -1,0 +1,491 @@
+"""The :class:`Referee`: events in, calls out, for whole matches of any registered game.
+
+    ref = Referee()
+    ref.apply({"event": "deal", "game": "briscola-2", "seats": ["A", "B"],
+               "dealer": "B", "trump_card": "coppe_1"})   # -> [TurnCall(seat='A')]
+    ref.apply({"event": "play", "seat": "A", "card": "spade_3"})   # -> [TurnCall(seat='B')]
+    ref.turn, ref.deal.trick, ref.outcome                          # plain data
+
+``apply`` raises :class:`~referee.rules.errors.EventError` (malformed) or
+:class:`~referee.rules.errors.PhaseError` (not allowed now) and then leaves the state exactly as
+it was.  Rule breaking is not an exception: it is a :class:`ViolationCall` in the result.
+
+What the engine does for every game (games only answer the hooks of
+:class:`~referee.rules.game.Game`):
+- turn order; an out-of-turn card stays as that seat's play and is reported (its cost is the
+  game's :meth:`~referee.rules.game.Game.penalty`);
+- ``bad_card`` (not in the deck) and ``duplicate_card`` (more copies than the deck has): reported
+  and NOT recorded, since they are almost always misreads the operator will correct;
+- deferred obligations: a play's :class:`~referee.rules.tricks.Obligation` sets wait until the
+  seat plays or shows a card in them, which proves the earlier play illegal; one violation per
+  play at most (the first obligation proven names the rule);
+- tricks, deal end, match scoring across deals, the highest-card dealer draw;
+- ``undo``: the last play of the current deal is retracted by rebuilding the deal from its
+  events without it (and the match as it was when the deal began).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from referee.cards import Card, parse_card
+from referee.errors import BadCardError, RefereeError
+from referee.rules.calls import (
+    Call,
+    DealerCall,
+    RedrawCall,
+    TrickCall,
+    TurnCall,
+    UndoCall,
+    ViolationCall,
+)
+from referee.rules.errors import EventError, PhaseError
+from referee.rules.events import DealEvent, DrawEvent, Event, PlayEvent, UndoEvent, parse_event
+from referee.rules.game import Game, get_game
+from referee.rules.options import parse_options
+from referee.rules.state import DealResult, DealState, MatchOutcome, MatchState, PendingObligation
+from referee.rules.tricks import Trick
+
+
+def violation(
+    deal: DealState, seat: str, rule: str, detail: str, *, trick: int | None = None, **extra: Any
+) -> ViolationCall:
+    """Build a violation call and remember it in ``deal.violations``."""
+    number = deal.trick_number if trick is None else trick
+    deal.violations.append((seat, rule, number))
+    return ViolationCall(seat=seat, rule=rule, trick=number, detail=detail, **extra)
+
+
+def prove(deal: DealState, seat: str, card: Card) -> list[Call]:
+    """``seat`` turned out to hold ``card``: report every pending play it proves illegal."""
+    pending = deal.pending[seat]
+    if not pending:
+        return []
+    calls: list[Call] = []
+    keep: list[PendingObligation] = []
+    for p in pending:
+        broken = next((ob for ob in p.obligations if card in ob.cards), None)
+        if broken is None:
+            keep.append(p)
+            continue
+        detail = f"{seat} played {p.card.code} in trick {p.trick} while holding {card.code}" + (
+            f" ({broken.detail})" if broken.detail else ""
+        )
+        calls.append(
+            violation(
+                deal, seat, broken.rule, detail, trick=p.trick, card=p.card.code, proof=card.code
+            )
+        )
+    deal.pending[seat] = keep
+    return calls
+
+
+def show_cards(
+    game: Game, deal: DealState, seat: str, cards: Iterable[Card], *, keep: bool = True
+) -> list[Call]:
+    """``seat`` showed ``cards`` from its hand (a declaration: ``keep=True``, they stay in hand
+    and will be played later) or put them out of play (a discard: ``keep=False``).
+
+    Reports ``duplicate_card`` for a card already seen as often as the deck holds it, and proves
+    pending obligations (a shown card was in hand all along)."""
+    calls: list[Call] = []
+    for card in cards:
+        if card in deal.known[seat]:
+            if not keep:
+                deal.known[seat].remove(card)
+            continue
+        if deal.seen[card] >= game.deck.copies:
+            calls.append(
+                violation(
+                    deal,
+                    seat,
+                    "duplicate_card",
+                    f"{card.code} was already seen this deal",
+                    card=card.code,
+                )
+            )
+            continue
+        deal.seen[card] += 1
+        if keep:
+            deal.known[seat].append(card)
+        calls.extend(prove(deal, seat, card))
+    return calls
+
+
+class Referee:
+    """Referees consecutive deals and matches from a stream of events (see module docs)."""
+
+    def __init__(self) -> None:
+        self.game: Game | None = None
+        self.match: MatchState | None = None
+        self.deal: DealState | None = None
+        #: accepted events of the current deal, starting with its deal event (for undo)
+        self._deal_events: list[Event] = []
+        #: (match, next dealer) as they were when the current deal began
+        self._snapshot: tuple[MatchState | None, str | None] = (None, None)
+        #: dealer for the next deal when its event names none (draw winner or rotation)
+        self._next_dealer: str | None = None
+        self._drawn_dealer: str | None = None
+        self._redraw: tuple[str, ...] | None = None
+
+    def __repr__(self) -> str:
+        if self.deal is None:
+            return "Referee()"
+        return (
+            f"<Referee {self.deal.game} deal={self.deal.number} trick={self.deal.trick_number} "
+            f"turn={self.deal.turn!r} phase={self.deal.phase!r}>"
+        )
+
+    @classmethod
+    def from_events(cls, events: Iterable[Mapping[str, Any] | Event]) -> Referee:
+        """A referee that has applied ``events`` (errors propagate)."""
+        ref = cls()
+        for event in events:
+            ref.apply(event)
+        return ref
+
+    # ------------------------------------------------------------- queries
+    @property
+    def turn(self) -> str | None:
+        """Whose turn it is, or ``None`` (no deal, contract phase, deal over)."""
+        return None if self.deal is None else self.deal.turn
+
+    @property
+    def result(self) -> DealResult | None:
+        """The current deal's result once it is over."""
+        return None if self.deal is None else self.deal.result
+
+    @property
+    def outcome(self) -> MatchOutcome | None:
+        """The match outcome once the match is over."""
+        return None if self.match is None else self.match.outcome
+
+    @property
+    def next_dealer(self) -> str | None:
+        """Who deals next when the next deal event names no dealer (draw winner or rotation)."""
+        return self._next_dealer
+
+    @property
+    def last_trick(self) -> Trick | None:
+        """The last completed trick of the current deal (belotta rule 2h: it may be shown)."""
+        if self.deal is None or not self.deal.tricks:
+            return None
+        return self.deal.tricks[-1]
+
+    def legal_plays(self, seat: str, hand: Sequence[Card]) -> list[Card]:
+        """Which cards of ``hand`` ``seat`` may play now (for simulators and tests)."""
+        if self.game is None or self.deal is None:
+            raise PhaseError("no deal in progress")
+        return self.game.legal_plays(self.deal, seat, list(hand))
+
+    # ------------------------------------------------------------- events
+    def apply(self, event: Mapping[str, Any] | Event) -> list[Call]:
+        """Apply one event; return the calls it causes (see module docs)."""
+        ev = parse_event(event) if isinstance(event, Mapping) else event
+        if isinstance(ev, PlayEvent):
+            return self._play(ev)
+        if isinstance(ev, DealEvent):
+            return self._start_deal(ev)
+        if isinstance(ev, UndoEvent):
+            return self._undo()
+        if isinstance(ev, DrawEvent):
+            return self._draw(ev)
+        return self._game_event(ev)
+
+    def _live(self) -> tuple[Game, DealState]:
+        if self.game is None or self.deal is None:
+            raise PhaseError("no deal in progress: send a 'deal' event first")
+        if self.deal.phase == "over":
+            raise PhaseError(f"deal {self.deal.number} is over: send the next 'deal' event")
+        return self.game, self.deal
+
+    def _seat(self, deal: DealState, seat: str | None) -> str:
+        if seat is None or seat not in deal.seats:
+            raise EventError(f"key 'seat': {seat!r} is not one of the seats {list(deal.seats)!r}")
+        return seat
+
+    def _game_event(self, ev: Event) -> list[Call]:
+        game, deal = self._live()
+        seat = getattr(ev, "seat", None)
+        if seat is not None:
+            self._seat(deal, seat)
+        try:
+            calls = game.handle_event(deal, ev)
+        except RefereeError:
+            self._rebuild(self._deal_events)  # the game may have half-changed the deal
+            raise
+        self._deal_events.append(ev)
+        calls.extend(self._maybe_start_play(game, deal))
+        return calls
+
+    # ------------------------------------------------------------- deal start
+    def _start_deal(self, ev: DealEvent) -> list[Call]:
+        if self.deal is not None and self.deal.phase != "over":
+            raise PhaseError(
+                f"deal {self.deal.number} is not finished (trick {self.deal.trick_number})"
+            )
+        calls: list[Call] = []
+        if self.match is None or self.match.outcome is not None:
+            game = get_game(ev.game)(ev.options)
+            if len(ev.seats) not in game.seat_counts:
+                raise EventError(
+                    f"key 'seats': {ev.game} is played by {' or '.join(map(str, game.seat_counts))}"
+                    f" players, got {len(ev.seats)}"
+                )
+            match = game.new_match(ev.seats)
+            number = 1
+        else:
+            game, match = self._continuing(ev)
+            number = match.deals + 1
+        dealer = ev.dealer or self._next_dealer
+        if self._drawn_dealer is not None and number == 1 and dealer != self._drawn_dealer:
+            calls.append(
+                ViolationCall(
+                    seat=dealer or ev.seats[-1],
+                    rule="wrong_dealer",
+                    trick=0,
+                    detail=f"the draw chose {self._drawn_dealer} to deal",
+                    expected=self._drawn_dealer,
+                )
+            )
+        if dealer not in ev.seats:
+            dealer = ev.seats[-1]
+        deal = DealState(ev.game, number, ev.seats, dealer, game.options)
+        calls.extend(game.start_deal(deal, ev))  # raises before anything is committed
+        snapshot = (copy.deepcopy(match), self._next_dealer)
+        self.game, self.match, self.deal = game, match, deal
+        self._snapshot = snapshot
+        self._deal_events = [ev]
+        self._drawn_dealer = self._redraw = None
+        calls.extend(self._maybe_start_play(game, deal))
+        return calls
+
+    def _continuing(self, ev: DealEvent) -> tuple[Game, MatchState]:
+        game, match = self.game, self.match
+        assert game is not None and match is not None
+        if ev.game != match.game or ev.seats != match.seats:
+            raise PhaseError(
+                f"a {match.game} match with seats {list(match.seats)} is in progress "
+                f"(after deal {match.deals}); its next deal must use the same game and seats"
+            )
+        if ev.options and parse_options(game.options_type, ev.options, game=ev.game) != (
+            game.options
+        ):
+            raise PhaseError("options cannot change during a match (leave them out or repeat them)")
+        return game, match
+
+    def _maybe_start_play(self, game: Game, deal: DealState) -> list[Call]:
+        if deal.trick is not None or deal.phase != "play" or game.can_play(deal) is not None:
+            return []
+        leader = game.first_leader(deal)
+        deal.trick = Trick(deal.trick_number, leader)
+        deal.turn = leader
+        return [TurnCall(leader)]
+
+    # ------------------------------------------------------------- the dealer draw
+    def _draw(self, ev: DrawEvent) -> list[Call]:
+        if self.match is not None and self.match.outcome is None:
+            raise PhaseError("the dealer is drawn before a match's first deal")
+        game_cls = get_game(ev.game) if ev.game else (type(self.game) if self.game else None)
+        strengths: dict[str, int] = {}
+        for seat, code in ev.cards.items():
+            try:
+                card = parse_card(code)
+            except BadCardError as exc:
+                raise EventError(f"key 'cards', seat {seat!r}: {exc}") from None
+            strengths[seat] = (game_cls or Game).draw_strength(card)
+        contenders = self._redraw or tuple(ev.cards)
+        missing = [s for s in contenders if s not in strengths]
+        if missing:
+            raise EventError(f"key 'cards': the redraw needs a card from {missing}")
+        top = max(strengths[s] for s in contenders)
+        best = tuple(s for s in contenders if strengths[s] == top)
+        if len(best) > 1:
+            self._redraw = best
+            return [RedrawCall(best)]
+        self._redraw = None
+        self._drawn_dealer = self._next_dealer = best[0]
+        return [DealerCall(best[0])]
+
+    # ------------------------------------------------------------- plays
+    def _play(self, ev: PlayEvent) -> list[Call]:
+        game, deal = self._live()
+        seat = self._seat(deal, ev.seat)
+        why = game.can_play(deal)
+        if why is not None:
+            raise PhaseError(f"no plays yet: {why}")
+        trick = deal.trick
+        assert trick is not None
+        card = _deck_card(game, ev.card)
+        if card is None:
+            return [
+                violation(
+                    deal,
+                    seat,
+                    "bad_card",
+                    f"{ev.card!r} is not a card of the {game.deck.name} deck",
+                    card=ev.card,
+                )
+            ]
+        if seat in trick.seats:
+            return [
+                violation(
+                    deal,
+                    seat,
+                    "out_of_turn",
+                    f"{seat} already played to trick {trick.number}; {card.code} ignored",
+                    card=card.code,
+                    expected=deal.turn,
+                )
+            ]
+        in_known = card in deal.known[seat]
+        if not in_known:
+            why_not = (
+                f"{card.code} was already seen this deal"
+                if deal.seen[card] >= game.deck.copies
+                else game.unavailable(deal, seat, card)
+            )
+            if why_not is not None:
+                return [violation(deal, seat, "duplicate_card", why_not, card=card.code)]
+        self._deal_events.append(ev)
+        return self._record(game, deal, trick, seat, card, in_known)
+
+    def _record(
+        self, game: Game, deal: DealState, trick: Trick, seat: str, card: Card, in_known: bool
+    ) -> list[Call]:
+        calls: list[Call] = []
+        expected = deal.turn
+        if seat != expected:
+            calls.append(
+                violation(
+                    deal,
+                    seat,
+                    "out_of_turn",
+                    f"{seat} played {card.code} but it was {expected}'s turn",
+                    card=card.code,
+                    expected=expected,
+                )
+            )
+        calls.extend(self._check_obligations(game, deal, trick, seat, card, in_known))
+        trick.plays.append((seat, card))
+        deal.played[seat].append(card)
+        if in_known:
+            deal.known[seat].remove(card)
+        else:
+            deal.seen[card] += 1
+        calls.extend(game.on_play(deal, seat, card))
+        if seat != expected:
+            result = game.penalty(deal, seat, "out_of_turn")
+            if result is not None:
+                return calls + self._end_deal(game, deal, result)
+        if len(trick.plays) >= game.trick_size(deal):
+            return calls + self._take_trick(game, deal, trick)
+        turn = next(s for s in _order_from(deal, trick.leader) if s not in trick.seats)
+        if turn != deal.turn:
+            deal.turn = turn
+            calls.append(TurnCall(turn))
+        return calls
+
+    def _check_obligations(
+        self, game: Game, deal: DealState, trick: Trick, seat: str, card: Card, in_known: bool
+    ) -> list[Call]:
+        # Earlier plays proved illegal by this card first, then this play's own obligations.
+        calls = prove(deal, seat, card)
+        obligations = game.obligations(deal, trick, seat, card)
+        if not obligations:
+            return calls
+        known = list(deal.known[seat])
+        if in_known:
+            known.remove(card)
+        pending = PendingObligation(trick.number, card, obligations)
+        deal.pending[seat].append(pending)
+        for held in known:
+            proof = prove(deal, seat, held)
+            if proof:
+                calls.extend(proof)
+                break
+        return calls
+
+    def _take_trick(self, game: Game, deal: DealState, trick: Trick) -> list[Call]:
+        winner = trick.plays[game.trick_winner(deal, trick)][0]
+        deal.tricks.append(trick)
+        points = game.trick_points(deal, trick)
+        deal.won[winner].extend(trick.cards)
+        deal.points[winner] += points
+        deal.extra["_last_winner"] = winner
+        deal.trick = None
+        calls: list[Call] = [TrickCall(trick.number, winner, trick.codes(), points)]
+        calls.extend(game.after_trick(deal, trick, winner))
+        if deal.phase == "over":  # the game ended the deal itself (e.g. a forfeit)
+            return calls
+        if len(deal.tricks) >= game.tricks_per_deal(deal):
+            return calls + self._end_deal(game, deal, game.score_deal(deal))
+        deal.trick = Trick(deal.trick_number, winner)
+        deal.turn = winner
+        calls.append(TurnCall(winner))
+        return calls
+
+    def _end_deal(self, game: Game, deal: DealState, result: DealResult) -> list[Call]:
+        assert self.match is not None
+        deal.result = result
+        deal.phase = "over"
+        deal.turn = None
+        calls: list[Call] = [result.call()]
+        match = self.match
+        match.deals += 1
+        self._next_dealer = game.next_dealer(deal)
+        outcome = game.add_deal(match, deal, result)
+        if outcome is not None:
+            match.outcome = outcome
+            calls.append(outcome.call())
+        return calls
+
+    # ------------------------------------------------------------- undo
+    def _undo(self) -> list[Call]:
+        if self.deal is None:
+            raise PhaseError("nothing to undo: no deal in progress")
+        last = next(
+            (
+                i
+                for i in range(len(self._deal_events) - 1, 0, -1)
+                if isinstance(self._deal_events[i], PlayEvent)
+            ),
+            None,
+        )
+        if last is None:
+            raise PhaseError(f"nothing to undo: no card played yet in deal {self.deal.number}")
+        undone = self._deal_events[last]
+        assert isinstance(undone, PlayEvent)
+        self._rebuild(self._deal_events[:last] + self._deal_events[last + 1 :])
+        calls: list[Call] = [UndoCall(undone.seat, undone.card)]
+        if self.turn is not None:
+            calls.append(TurnCall(self.turn))
+        return calls
+
+    def _rebuild(self, events: list[Event]) -> None:
+        """Replay the current deal from its events, as the match was when it began."""
+        match, next_dealer = self._snapshot
+        self.match = copy.deepcopy(match)
+        self._next_dealer = next_dealer
+        self.deal = None
+        for ev in events:
+            try:
+                self.apply(ev)
+            except RefereeError:
+                continue  # an event the retracted play made valid is dropped with it
+        self._snapshot = (match, next_dealer)
+
+
+def _deck_card(game: Game, code: str) -> Card | None:
+    try:
+        card = parse_card(code)
+    except BadCardError:
+        return None
+    return card if card in game.deck else None
+
+
+def _order_from(deal: DealState, leader: str) -> list[str]:
+    i = deal.seats.index(leader)
+    return list(deal.seats[i:] + deal.seats[:i])

@@ -1,0 +1,120 @@
+"""The referee's state as plain data: one deal (:class:`DealState`) and the match around it.
+
+The engine (:mod:`referee.rules.referee`) owns and mutates these; games read them in their
+hooks and keep their own per-deal data in ``DealState.extra`` (a dict, game's keys only).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from referee.cards import Card
+from referee.rules.calls import DealEndCall, MatchEndCall
+from referee.rules.options import GameOptions
+from referee.rules.tricks import Obligation, Trick
+
+Phase = Literal["contract", "play", "over"]
+
+
+def team_name(team: tuple[str, ...] | list[str]) -> str:
+    """A team's name is its seats joined by ``+`` (``("N", "S")`` -> ``"N+S"``)."""
+    return "+".join(team)
+
+
+@dataclass(frozen=True, slots=True)
+class DealResult:
+    """How a deal ended: card ``points`` per team (or seat), ``winner`` (``None`` = tie / void),
+    game-specific ``extra`` fields for the ``deal_end`` call (declarations, credits...)."""
+
+    points: Mapping[str, int]
+    winner: str | None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def call(self) -> DealEndCall:
+        return DealEndCall(points=dict(self.points), winner=self.winner, extra=dict(self.extra))
+
+
+@dataclass(frozen=True, slots=True)
+class MatchOutcome:
+    """The match is over: ``winner`` (``None`` = drawn) and the final ``score``."""
+
+    winner: str | None
+    score: Mapping[str, int]
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def call(self) -> MatchEndCall:
+        return MatchEndCall(winner=self.winner, score=dict(self.score), extra=dict(self.extra))
+
+
+@dataclass(slots=True)
+class PendingObligation:
+    """A play whose legality waits for proof: ``seat`` played ``card`` in trick ``trick``."""
+
+    trick: int
+    card: Card
+    obligations: list[Obligation]
+
+
+@dataclass(slots=True)
+class DealState:
+    """Everything the referee knows about the deal in progress."""
+
+    game: str
+    number: int  #: 1-based deal number within the match
+    seats: tuple[str, ...]  #: in play order
+    dealer: str
+    options: GameOptions
+    trump_card: Card | None = None  #: face-up card under the stock (briscola)
+    turned: Card | None = None  #: belotta's turned card
+    trump: str | None = None  #: trump suit, once known (games set it)
+    phase: Phase = "play"
+    tricks: list[Trick] = field(default_factory=list)  #: completed tricks
+    trick: Trick | None = None  #: the trick in progress
+    turn: str | None = None  #: whose turn it is (None before play / after the deal)
+    seen: Counter[Card] = field(default_factory=Counter)  #: cards seen face up this deal
+    known: dict[str, list[Card]] = field(default_factory=dict)  #: shown but not yet played
+    played: dict[str, list[Card]] = field(default_factory=dict)  #: each seat's plays
+    won: dict[str, list[Card]] = field(default_factory=dict)  #: cards each seat took
+    points: dict[str, int] = field(default_factory=dict)  #: card points each seat took
+    pending: dict[str, list[PendingObligation]] = field(default_factory=dict)
+    violations: list[tuple[str, str, int]] = field(default_factory=list)  #: (seat, rule, trick)
+    result: DealResult | None = None
+    extra: dict[str, Any] = field(default_factory=dict)  #: the game's own per-deal data
+
+    def __post_init__(self) -> None:
+        for seat in self.seats:
+            self.known.setdefault(seat, [])
+            self.played.setdefault(seat, [])
+            self.won.setdefault(seat, [])
+            self.points.setdefault(seat, 0)
+            self.pending.setdefault(seat, [])
+
+    @property
+    def trick_number(self) -> int:
+        """Number of the trick in progress (or the next one)."""
+        return len(self.tricks) + 1
+
+    @property
+    def last_winner(self) -> str | None:
+        return self.extra.get("_last_winner")
+
+    def next_seat(self, seat: str, step: int = 1) -> str:
+        """The seat ``step`` places after ``seat`` in play order."""
+        i = self.seats.index(seat)
+        return self.seats[(i + step) % len(self.seats)]
+
+
+@dataclass(slots=True)
+class MatchState:
+    """A match: consecutive deals of one game at one table, scored by the game."""
+
+    game: str
+    seats: tuple[str, ...]
+    options: GameOptions
+    score: dict[str, int] = field(default_factory=dict)
+    deals: int = 0  #: deals finished so far
+    outcome: MatchOutcome | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
