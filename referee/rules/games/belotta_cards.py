@@ -82,7 +82,12 @@ def _highest_trump(trick: Sequence[Card], trump: str) -> str | None:
 
 
 def obligations(
-    trick: Sequence[Card], card: Card, trump: str, *, must_undertrump: bool = False
+    trick: Sequence[Card],
+    card: Card,
+    trump: str,
+    *,
+    must_undertrump: bool = False,
+    partner_winning: bool | None = None,
 ) -> list[Obligation]:
     """What playing ``card`` on ``trick`` (cards so far, in play order) must not have hidden.
 
@@ -90,7 +95,8 @@ def obligations(
     trump only if able to go over it — never obliged to undertrump (2d; ``must_undertrump``
     is the French-rules variant that belote-cli plays); no trump/overtrump duty while the
     partner holds the trick, unless trump was led (2e); on a trump lead, go over the highest
-    trump so far if able, else still follow with any trump (2f).
+    trump so far if able, else still follow with any trump (2f).  ``partner_winning``
+    defaults to "the card two places back holds the trick".
     """
     if not trick:
         return []
@@ -107,7 +113,8 @@ def obligations(
         return result
     if card.suit == lead:
         return result
-    partner_winning = len(trick) >= 2 and trick_winner(trick, trump) == len(trick) - 2
+    if partner_winning is None:  # by position; the engine passes it by seat (out-of-turn plays)
+        partner_winning = len(trick) >= 2 and trick_winner(trick, trump) == len(trick) - 2
     if partner_winning:  # 2e
         return result
     if card.suit == trump:
