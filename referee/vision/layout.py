@@ -1,0 +1,290 @@
+"""Table layout: which part of the frame is whose seat, the play area and the stock.
+
+Geometry lives on the *mat*: a rectangle of :data:`MAT_SIZE` units whose corners carry the
+ArUco markers 0 (top left), 1 (top right), 2 (bottom right), 3 (bottom left).  A layout is the
+mat's zones plus one homography ``mat -> image pixels`` measured on a frame of a given size
+(``referee calibrate``), so a bumped camera only needs a new homography.
+
+Seats are named in play order and sit counter-clockwise seen from above, the first at the
+bottom edge (the camera's "south").  Zones::
+
+    layout = TableLayout.default(("S", "E", "N", "W"), frame_size=(1280, 720))
+    layout.zone_of((640, 700))      # -> "S"; also "play", "stock" or "outside"
+    layout.save("layout.json"); TableLayout.load("layout.json").check_frame((720, 1280, 3))
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from referee.errors import ConfigError
+
+#: (n, 2) float arrays of points; loosely typed as OpenCV's stubs return plain Mats
+Points = npt.NDArray[Any]
+
+#: the mat in layout units (16:9 like the camera, so a top-down camera fills the frame with it)
+MAT_SIZE: tuple[float, float] = (1440.0, 810.0)
+#: ArUco dictionary and the ids at the mat's corners TL, TR, BR, BL
+ARUCO_DICT = "DICT_4X4_50"
+MARKER_IDS: tuple[int, int, int, int] = (0, 1, 2, 3)
+#: marker side and the inset of each marker's centre from its mat corner, in mat units
+MARKER_SIZE = 64.0
+MARKER_INSET = 50.0
+#: half extents of the central play area as a fraction of the mat's half extents
+PLAY_HALF = (0.36, 0.5)
+#: the stock (face-down pile with the briscola half under it): centre and half size, fractions
+STOCK_CENTRE = (-0.62, -0.55)
+STOCK_HALF = (0.16, 0.3)
+LAYOUT_VERSION = 1
+
+
+class LayoutError(ConfigError):
+    """A layout file that cannot be read, or that does not fit the frames it is used on."""
+
+
+def default_seat_names(count: int) -> tuple[str, ...]:
+    """Seat names used when none are given: compass points in play order."""
+    names = {
+        2: ("S", "N"),
+        3: ("S", "E", "W"),
+        4: ("S", "E", "N", "W"),
+        5: ("S", "SE", "NE", "NW", "SW"),
+    }
+    if count not in names:
+        raise LayoutError(f"seat count must be 2..5, got {count}")
+    return names[count]
+
+
+def marker_centres() -> dict[int, tuple[float, float]]:
+    """Mat coordinates of each corner marker's centre."""
+    w, h = MAT_SIZE
+    i = MARKER_INSET
+    corners = ((i, i), (w - i, i), (w - i, h - i), (i, h - i))
+    return dict(zip(MARKER_IDS, corners, strict=True))
+
+
+def marker_corners(marker_id: int) -> Points:
+    """The 4 corners (TL, TR, BR, BL, as OpenCV's ArUco detector reports them) in mat units."""
+    cx, cy = marker_centres()[marker_id]
+    s = MARKER_SIZE / 2
+    return np.array([[cx - s, cy - s], [cx + s, cy - s], [cx + s, cy + s], [cx - s, cy + s]])
+
+
+def _norm_to_mat(u: float, v: float) -> tuple[float, float]:
+    w, h = MAT_SIZE
+    return (w / 2 * (1 + u), h / 2 * (1 + v))
+
+
+def _rect(cu: float, cv: float, hu: float, hv: float) -> Points:
+    return np.array([_norm_to_mat(cu + du, cv + dv) for du, dv in ((-hu, -hv), (hu, -hv), (hu, hv), (-hu, hv))])
+
+
+def seat_direction(index: int, count: int) -> tuple[float, float]:
+    """Unit direction (normalised mat space) from the centre to seat ``index`` of ``count``."""
+    phi = 2 * math.pi * index / count
+    return (math.sin(phi), math.cos(phi))
+
+
+def _sector(index: int, count: int, samples: int = 24) -> Points:
+    """The mat sector of a seat: the centre plus the mat border between the two bisectors."""
+    phi = 2 * math.pi * index / count
+    half = math.pi / count
+    pts = [_norm_to_mat(0.0, 0.0)]
+    for k in range(samples + 1):
+        a = phi - half + 2 * half * k / samples
+        du, dv = math.sin(a), math.cos(a)
+        t = 1.0 / max(abs(du), abs(dv))  # ray from the centre to the square border
+        pts.append(_norm_to_mat(du * t, dv * t))
+    return np.array(pts)
+
+
+@dataclass(frozen=True)
+class TableLayout:
+    """Seat zones, play area and stock on the mat, plus the mat -> image homography."""
+
+    seats: tuple[str, ...]
+    frame_size: tuple[int, int]
+    homography: npt.NDArray[np.float64]
+    seat_zones: dict[str, Points] = field(repr=False)
+    play_area: Points = field(repr=False)
+    stock: Points = field(repr=False)
+
+    # ---- construction -------------------------------------------------------------------
+    @classmethod
+    def default(
+        cls,
+        seats: Sequence[str],
+        frame_size: tuple[int, int] = (1280, 720),
+        homography: npt.ArrayLike | None = None,
+    ) -> TableLayout:
+        """Standard zones for ``seats`` (play order); homography defaults to a straight top view."""
+        seats = tuple(seats)
+        if not 2 <= len(seats) <= 5 or len(set(seats)) != len(seats):
+            raise LayoutError(f"seats must be 2..5 distinct names, got {list(seats)}")
+        if homography is None:
+            homography = straight_homography(frame_size)
+        zones = {s: _sector(i, len(seats)) for i, s in enumerate(seats)}
+        return cls(
+            seats=seats,
+            frame_size=(int(frame_size[0]), int(frame_size[1])),
+            homography=np.asarray(homography, np.float64).reshape(3, 3),
+            seat_zones=zones,
+            play_area=_rect(0.0, 0.0, *PLAY_HALF),
+            stock=_rect(*STOCK_CENTRE, *STOCK_HALF),
+        )
+
+    def with_homography(self, homography: npt.ArrayLike, frame_size: tuple[int, int]) -> TableLayout:
+        """The same zones seen through another camera pose (after ``referee calibrate``)."""
+        return TableLayout(
+            self.seats, (int(frame_size[0]), int(frame_size[1])),
+            np.asarray(homography, np.float64).reshape(3, 3), self.seat_zones, self.play_area, self.stock,
+        )
+
+    # ---- checks and mapping -------------------------------------------------------------
+    def check_frame(self, shape: Sequence[int]) -> None:
+        """Raise :class:`LayoutError` when a frame of ``shape`` (h, w[, c]) is not the calibrated size."""
+        h, w = int(shape[0]), int(shape[1])
+        if (w, h) != self.frame_size:
+            raise LayoutError(
+                f"layout was calibrated on {self.frame_size[0]}x{self.frame_size[1]} frames, "
+                f"got a {w}x{h} frame: run `referee calibrate` on this camera's frames"
+            )
+
+    def to_image(self, mat_points: npt.ArrayLike) -> Points:
+        pts = np.asarray(mat_points, np.float64).reshape(-1, 1, 2)
+        out: Points = cv2.perspectiveTransform(pts, self.homography).reshape(-1, 2)
+        return out
+
+    def to_mat(self, image_points: npt.ArrayLike) -> Points:
+        pts = np.asarray(image_points, np.float64).reshape(-1, 1, 2)
+        out: Points = cv2.perspectiveTransform(pts, np.linalg.inv(self.homography)).reshape(-1, 2)
+        return out
+
+    def zone_of(self, image_point: Sequence[float]) -> str:
+        """``"stock"``, ``"play"``, a seat name, or ``"outside"`` for a point in image pixels."""
+        u, v = (float(c) for c in self.to_mat([image_point])[0])
+        w, h = MAT_SIZE
+        if not (0 <= u <= w and 0 <= v <= h):
+            return "outside"
+        if _inside(self.stock, u, v):
+            return "stock"
+        if _inside(self.play_area, u, v):
+            return "play"
+        return self.seat_of_mat((u, v))
+
+    def seat_of(self, image_point: Sequence[float]) -> str:
+        """The seat whose sector (play area included) holds an image point."""
+        return self.seat_of_mat(tuple(self.to_mat([image_point])[0]))
+
+    def seat_of_mat(self, mat_point: Sequence[float]) -> str:
+        w, h = MAT_SIZE
+        du = (float(mat_point[0]) - w / 2) / (w / 2)
+        dv = (float(mat_point[1]) - h / 2) / (h / 2)
+        angle = math.atan2(du, dv) % (2 * math.pi)
+        n = len(self.seats)
+        return self.seats[round(float(angle / (2 * math.pi / n))) % n]
+
+    # ---- where things go (the simulator and the annotator use these) ---------------------
+    def play_spot(self, seat: str, reach: float = 0.2) -> tuple[float, float]:
+        """Mat point where ``seat`` lays its card in a trick (overlapping its neighbours').
+
+        ``reach`` is the distance from the centre as a fraction of the mat's half height, the
+        same in both directions so the trick is a compact overlapping cluster.
+        """
+        du, dv = seat_direction(self.seats.index(seat), len(self.seats))
+        return _norm_to_mat(du * reach * MAT_SIZE[1] / MAT_SIZE[0], dv * reach)
+
+    def edge_point(self, seat: str) -> tuple[float, float]:
+        """Where ``seat``'s arm enters the mat (its border, straight behind its play spot)."""
+        du, dv = seat_direction(self.seats.index(seat), len(self.seats))
+        t = 1.0 / max(abs(du), abs(dv))
+        return _norm_to_mat(du * t * 1.08, dv * t * 1.08)
+
+    def pile_spot(self, seat: str) -> tuple[float, float]:
+        """Where ``seat`` (or its team) keeps its face-down won cards: near its edge, off to a side."""
+        i, n = self.seats.index(seat), len(self.seats)
+        phi = 2 * math.pi * i / n
+        for side in (0.45, -0.45, 0.8, -0.8):
+            du, dv = math.sin(phi + side), math.cos(phi + side)
+            t = 0.72 / max(abs(du), abs(dv))
+            u, v = _norm_to_mat(du * t, dv * t)
+            if not _inside(self.stock, u, v, margin=110.0):
+                return (u, v)
+        return _norm_to_mat(math.sin(phi) * 0.72, math.cos(phi) * 0.72)
+
+    def stock_spot(self) -> tuple[float, float]:
+        return _norm_to_mat(*STOCK_CENTRE)
+
+    def image_polygons(self) -> dict[str, Points]:
+        """Every zone as an image-pixel polygon (for drawing seat zones on frames)."""
+        polys = {seat: self.to_image(zone) for seat, zone in self.seat_zones.items()}
+        polys["play"] = self.to_image(self.play_area)
+        polys["stock"] = self.to_image(self.stock)
+        return polys
+
+    # ---- file format --------------------------------------------------------------------
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "version": LAYOUT_VERSION,
+            "mat_size": list(MAT_SIZE),
+            "frame_size": list(self.frame_size),
+            "seats": list(self.seats),
+            "homography": [[float(x) for x in row] for row in self.homography],
+        }
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
+
+    @classmethod
+    def from_dict(cls, data: Any, source: str = "layout") -> TableLayout:
+        if not isinstance(data, dict):
+            raise LayoutError(f"{source}: expected a JSON object")
+        for key in ("version", "frame_size", "seats", "homography"):
+            if key not in data:
+                raise LayoutError(f"{source}: missing key {key!r}")
+        if data["version"] != LAYOUT_VERSION:
+            raise LayoutError(f"{source}: key 'version' must be {LAYOUT_VERSION}, got {data['version']!r}")
+        try:
+            frame = (int(data["frame_size"][0]), int(data["frame_size"][1]))
+            hom = np.asarray(data["homography"], np.float64).reshape(3, 3)
+        except (TypeError, ValueError, IndexError) as exc:
+            raise LayoutError(f"{source}: bad 'frame_size' or 'homography' ({exc})") from exc
+        if not np.all(np.isfinite(hom)) or abs(np.linalg.det(hom)) < 1e-12:
+            raise LayoutError(f"{source}: key 'homography' is not an invertible 3x3 matrix")
+        seats = data["seats"]
+        if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
+            raise LayoutError(f"{source}: key 'seats' must be a list of seat names")
+        return cls.default(seats, frame, hom)
+
+    @classmethod
+    def load(cls, path: str | Path) -> TableLayout:
+        p = Path(path)
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except FileNotFoundError as exc:
+            raise LayoutError(f"layout file not found: {p}") from exc
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise LayoutError(f"cannot read layout file {p}: {exc}") from exc
+        return cls.from_dict(data, source=str(p))
+
+
+def straight_homography(frame_size: tuple[int, int]) -> npt.NDArray[np.float64]:
+    """Mat -> image for a camera straight above the mat's centre that just fits the mat in."""
+    fw, fh = frame_size
+    s = min(fw / MAT_SIZE[0], fh / MAT_SIZE[1])
+    tx, ty = (fw - MAT_SIZE[0] * s) / 2, (fh - MAT_SIZE[1] * s) / 2
+    return np.array([[s, 0, tx], [0, s, ty], [0, 0, 1]], np.float64)
+
+
+def _inside(poly: Points, u: float, v: float, margin: float = 0.0) -> bool:
+    contour = poly.astype(np.float32).reshape(-1, 1, 2)
+    return bool(cv2.pointPolygonTest(contour, (float(u), float(v)), True) >= -margin)
