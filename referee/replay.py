@@ -48,7 +48,8 @@ def replay_lines(
     for number, raw in enumerate(lines, start=1):
         try:
             text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-            if not text.strip():
+            text = text.strip()
+            if not text:
                 continue
             event = json.loads(text)
             calls = ref.apply(event)

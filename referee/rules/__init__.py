@@ -1,10 +1,12 @@
 """Pure rules core: events in, calls out (no I/O).  See ``docs/design/rules-core.md``.
 
+Example::
+
     from referee.rules import Referee
     ref = Referee()
     calls = ref.apply({"event": "deal", "game": "briscola-2", "seats": ["N", "S"],
                        "dealer": "S", "trump_card": "coppe_1"})
-    [c.to_dict() for c in calls]        # [{'call': 'turn', 'seat': 'N'}]
+    [c.to_dict() for c in calls]  # [{'call': 'turn', 'seat': 'N'}]
 """
 
 from referee.rules.calls import Call

@@ -121,6 +121,17 @@ Event = (
     | GameEvent
 )
 
+EVENT_TYPES = (
+    DealEvent,
+    PlayEvent,
+    ContractEvent,
+    DeclareEvent,
+    DiscardEvent,
+    DrawEvent,
+    UndoEvent,
+    GameEvent,
+)
+
 #: event kinds the core itself defines (others become :class:`GameEvent`)
 CORE_EVENTS = frozenset({"deal", "play", "contract", "declare", "discard", "draw", "undo"})
 

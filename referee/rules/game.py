@@ -32,7 +32,7 @@ from referee.cards import Card, Deck, parse_card
 from referee.errors import BadCardError
 from referee.rules.calls import Call
 from referee.rules.errors import EventError, PhaseError, UnknownGameError
-from referee.rules.events import DealEvent, Event
+from referee.rules.events import DealEvent, Event, GameEvent
 from referee.rules.options import GameOptions, parse_options
 from referee.rules.state import DealResult, DealState, MatchOutcome, MatchState, team_name
 from referee.rules.tricks import BRISCOLA_STRENGTH, FRENCH_ACE_HIGH, Obligation, Trick, breaks
@@ -111,6 +111,8 @@ class Game(ABC):
         hand (declared cards) or out of play (discards), end with
         :func:`referee.rules.referee.show_cards`, which also reports duplicates and proves
         pending obligations."""
+        if isinstance(event, GameEvent):
+            raise EventError(f"unknown event {event.kind!r} ({self.name} has no such event)")
         raise PhaseError(f"{event.kind!r} events are not part of {self.name}")
 
     def can_play(self, deal: DealState) -> str | None:

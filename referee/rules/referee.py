@@ -42,7 +42,15 @@ from referee.rules.calls import (
     ViolationCall,
 )
 from referee.rules.errors import EventError, PhaseError
-from referee.rules.events import DealEvent, DrawEvent, Event, PlayEvent, UndoEvent, parse_event
+from referee.rules.events import (
+    EVENT_TYPES,
+    DealEvent,
+    DrawEvent,
+    Event,
+    PlayEvent,
+    UndoEvent,
+    parse_event,
+)
 from referee.rules.game import Game, get_game
 from referee.rules.options import parse_options
 from referee.rules.state import DealResult, DealState, MatchOutcome, MatchState, PendingObligation
@@ -183,7 +191,7 @@ class Referee:
     # ------------------------------------------------------------- events
     def apply(self, event: Mapping[str, Any] | Event) -> list[Call]:
         """Apply one event; return the calls it causes (see module docs)."""
-        ev = parse_event(event) if isinstance(event, Mapping) else event
+        ev = event if isinstance(event, EVENT_TYPES) else parse_event(event)
         if isinstance(ev, PlayEvent):
             return self._play(ev)
         if isinstance(ev, DealEvent):

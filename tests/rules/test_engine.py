@@ -365,7 +365,7 @@ def _snapshot(ref: Referee) -> Any:
         ({"event": "play", "seat": "Q", "card": "7S"}, EventError, "seat"),
         ({"event": "play", "seat": "N"}, EventError, "card"),
         ({"event": "play", "seat": "N", "card": 7}, EventError, "card"),
-        ({"event": "nonsense"}, PhaseError, "nonsense"),
+        ({"event": "nonsense"}, EventError, "unknown event .nonsense."),
         ({"seat": "N"}, EventError, "event"),
         ({"event": "contract", "seat": "N", "trump": "H"}, PhaseError, "contract"),
         ({"event": "declare", "seat": "N", "cards": "AS"}, EventError, "cards"),

@@ -1,0 +1,95 @@
+"""``referee replay``: golden games (events -> exact calls) and bad input handling.
+
+Regenerate the expected calls after a deliberate rules change with
+``REFEREE_UPDATE_GOLDEN=1 .venv/bin/pytest tests/rules/test_replay.py`` and review the diff.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.cli import main
+from referee.replay import replay_lines
+
+GOLDEN = Path(__file__).parent.parent / "data" / "rules" / "briscola"
+CASES = sorted(p.name.removesuffix(".events.jsonl") for p in GOLDEN.glob("*.events.jsonl"))
+
+
+def replay(lines: list[bytes] | list[str]) -> tuple[list[dict[str, Any]], int]:
+    out: list[dict[str, Any]] = []
+    rejected = replay_lines(lines, out.append)
+    return out, rejected
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_golden_game(case: str) -> None:
+    events = (GOLDEN / f"{case}.events.jsonl").read_bytes().splitlines(keepends=True)
+    calls, _ = replay(events)
+    expected_path = GOLDEN / f"{case}.calls.jsonl"
+    if os.environ.get("REFEREE_UPDATE_GOLDEN"):
+        expected_path.write_text("".join(json.dumps(c) + "\n" for c in calls))
+    expected = [json.loads(line) for line in expected_path.read_text().splitlines()]
+    assert calls == expected
+
+
+def test_golden_cases_exist() -> None:
+    assert {"irregular-4", "match-4", "tie-last-trick", "heads-up-tie-replay"} <= set(CASES)
+
+
+def test_golden_match_ends_with_match_end_and_120_per_deal() -> None:
+    events = (GOLDEN / "match-4.events.jsonl").read_text().splitlines()
+    calls, rejected = replay(events)
+    ends = [c for c in calls if c["call"] == "deal_end"]
+    assert rejected == 0 and calls[-1]["call"] == "match_end"
+    assert all(sum(e["points"].values()) == 120 for e in ends)
+    assert max(calls[-1]["score"].values()) == 2
+
+
+def test_error_lines_name_the_line_and_processing_continues() -> None:
+    lines = [
+        '{"event":"deal","game":"briscola-2","seats":["N","S"],"dealer":"S","trump_card":"coppe_1"}',
+        "{not json",
+        '{"event":"play","seat":"N","card":"spade_1"}',
+        "",
+        '{"event":"play","seat":"Z","card":"spade_2"}',
+        '{"event":"play","seat":"S","card":"spade_3"}',
+    ]
+    calls, rejected = replay(lines)
+    assert rejected == 2
+    errors = [c for c in calls if c["call"] == "error"]
+    assert [e["line"] for e in errors] == [2, 5]
+    assert "malformed JSON" in errors[0]["detail"] and "'Z'" in errors[1]["detail"]
+    assert calls[-2] == {"call": "trick", "number": 1, "winner": "N",
+                         "cards": [["N", "spade_1"], ["S", "spade_3"]], "points": 21}
+
+
+def test_invalid_utf8_line_is_an_error_line() -> None:
+    calls, rejected = replay([b"\xff\xfe\n", b'{"event":"undo"}\n'])
+    assert rejected == 2 and calls[0] == {"call": "error", "line": 1, "detail": calls[0]["detail"]}
+    assert "no deal" in calls[1]["detail"]
+
+
+def test_cli_exit_status_and_stdout(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    clean = GOLDEN / "tie-last-trick.events.jsonl"
+    assert main(["replay", str(clean)]) == 0
+    out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert out[-1]["call"] == "deal_end" and out[-1]["winner"] == "W+E"
+    assert main(["replay", str(GOLDEN / "irregular-4.events.jsonl")]) == 2
+    captured = capsys.readouterr()
+    assert '"call": "error", "line": 3' in captured.out and "7 line(s)" in captured.err
+    assert main(["replay", str(tmp_path / "missing.jsonl")]) == 1
+    assert "cannot read" in capsys.readouterr().err
+
+
+def test_cli_reads_stdin(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    data = (GOLDEN / "tie-last-trick.events.jsonl").read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    assert main(["replay", "-"]) == 0
+    assert capsys.readouterr().out.count('"call": "trick"') == 10
