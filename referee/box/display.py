@@ -55,6 +55,10 @@ class Display:
             self.failed = False
 
     def close(self) -> None:
+        # A fault screen stays lit after exit (luma blanks the panel otherwise): the table must
+        # see why the box stopped until the service restarts it.
+        if self.last is not None and self.last.inverted:
+            self.device.persist = True
         with contextlib.suppress(OSError, AttributeError):
             self.device.cleanup()
 

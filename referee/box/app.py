@@ -1,0 +1,317 @@
+"""The box's brain: events in -> rules core -> match record -> LEDs, buzzer and display.
+
+Single-threaded on purpose: button gestures (gpiozero threads) are queued by the caller and
+handed in through :meth:`Box.gesture` from the main loop, so the referee state, the record and
+the screens change in one place, in order.
+
+Order per event: the rules core decides, the record commits the event with its calls (one
+transaction), only then the table is told. If the record cannot be written, the rules core is
+rebuilt from the record, so memory never gets ahead of the disk, and :class:`StateError`
+propagates (``referee run`` shows the fault and exits non-zero; the service restarts it).
+
+>>> box = Box(cfg, MatchStore.open(tmp), NullSignals(), NullDisplay())  # doctest: +SKIP
+>>> box.start()                                                         # resumes a match
+>>> box.handle({"event": "play", "seat": "N", "card": "coppe_3"}, source_pos=12)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from referee.box.buttons import GESTURES, MENU_GESTURES
+from referee.box.config import BoxConfig
+from referee.box.display import ScreenSink
+from referee.box.i18n import card_short
+from referee.box.menu import CANCELLED, ContractMenu, has_contract
+from referee.box.screens import (
+    ConfirmScreen,
+    DealerScreen,
+    FaultScreen,
+    LastTrickScreen,
+    MessageScreen,
+    ResultScreen,
+    ScoreScreen,
+    Screen,
+    TimerScreen,
+    TrickScreen,
+    ViolationScreen,
+)
+from referee.box.state import MatchStore, StateError
+from referee.errors import RefereeError
+from referee.rules import Referee
+from referee.rules.calls import ErrorCall
+
+log = logging.getLogger(__name__)
+
+#: how long a screen about something that just happened stays before the score comes back
+SHOW_S = {"trick": 2.5, "violation": 5.0, "deal_end": 8.0, "match_end": 15.0, "info": 3.0}
+
+
+class Box:
+    """See the module docstring. ``signals`` is a :class:`~referee.box.signals.Signals` or
+    ``NullSignals``; ``display`` any :class:`~referee.box.display.ScreenSink`."""
+
+    def __init__(
+        self,
+        cfg: BoxConfig,
+        store: MatchStore,
+        signals: Any,
+        display: ScreenSink,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.cfg, self.store, self.signals, self.display, self.clock = cfg, store, signals, display, clock
+        self.lang = cfg.language
+        self.referee = Referee()
+        self.match_id: int | None = None
+        self.events_seen = 0  # events recorded in this match: the next one's export line
+        self.pending: dict[str, Any] | None = None  # a play the camera is unsure of
+        self.pending_pos: int | None = None
+        self.menu: ContractMenu | None = None
+        self.fault_screen: FaultScreen | None = None
+        self.transient: tuple[Screen, float] | None = None  # (screen, until) shown now
+        self.queued: list[tuple[Screen, str]] = []  # (screen, kind) waiting their turn
+        self.turn_since: float | None = None
+        self.warned = False
+        self.timed_out = False
+
+    # -- match record ------------------------------------------------------------------
+    def start(self) -> int | None:
+        """Resume the unfinished match of this game, if any; returns the source position to go
+        on from (``None``: from the start / live)."""
+        match = self.store.current_match(self.cfg.game.name)
+        if match is None:
+            self._show_home()
+            self.display.show(MessageScreen("ready", self.cfg.game.name, " ".join(self.cfg.game.seats)))
+            return None
+        self.match_id = match
+        events = self.store.events(match)
+        self.referee = _rebuild(events)
+        self.events_seen = len(events)
+        log.info("resumed match %d of %s after %d events", match, self.cfg.game.name, len(events))
+        self.signals.turn(self.referee.turn)
+        self.turn_since = self.clock()
+        self._show_home()
+        return self.store.last_source_pos(match)
+
+    def _match_config(self) -> dict[str, Any]:
+        g = self.cfg.game
+        return {"game": g.name, "deck": g.deck, "seats": list(g.seats),
+                "teams": [list(t) for t in g.teams], "options": dict(g.options)}
+
+    # -- events ------------------------------------------------------------------------
+    def handle(self, event: Mapping[str, Any], source_pos: int | None = None) -> list[dict[str, Any]]:
+        """One event from the camera, a log or the buttons: decide, record, then tell the table."""
+        confidence = event.get("confidence")
+        if event.get("event") == "play" and isinstance(confidence, int | float) and (
+            confidence < self.cfg.thresholds.confidence
+        ):
+            return self._ask_confirm(dict(event), source_pos)
+        return self._apply(dict(event), source_pos)
+
+    def _apply(self, event: dict[str, Any], source_pos: int | None) -> list[dict[str, Any]]:
+        if self.match_id is None:
+            self.match_id = self.store.begin_match(self.cfg.game.name, self._match_config())
+            self.referee, self.events_seen = Referee(), 0
+        line = self.events_seen + 1
+        try:
+            calls = [c.to_dict() for c in self.referee.apply(event)]
+        except RefereeError as exc:  # malformed or out of phase: recorded, like replay's error lines
+            log.warning("event %d rejected: %s", line, exc)
+            calls = [ErrorCall(line, str(exc)).to_dict()]
+        try:
+            self.store.append(self.match_id, event, calls, source_pos)
+        except StateError:
+            self.referee = _rebuild(self.store.events(self.match_id))  # memory = disk again
+            raise
+        self.events_seen += 1
+        self._present(calls)
+        if any(c["call"] == "match_end" for c in calls):
+            self.store.end_match(self.match_id)
+            self.match_id = None
+        return calls
+
+    def _ask_confirm(self, event: dict[str, Any], source_pos: int | None) -> list[dict[str, Any]]:
+        self.pending, self.pending_pos = event, source_pos
+        self.signals.unsure(str(event.get("seat")))
+        self.display.show(ConfirmScreen(str(event.get("seat")), str(event.get("card"))))
+        return []
+
+    # -- calls -> the table ------------------------------------------------------------
+    def _present(self, calls: Sequence[Mapping[str, Any]]) -> None:
+        for call in calls:
+            kind = call["call"]
+            if kind == "turn":
+                self.signals.turn(call["seat"])
+                self.turn_since, self.warned, self.timed_out = self.clock(), False, False
+            elif kind == "trick":
+                self.signals.trick_winner(call["winner"])
+                self._flash(TrickScreen(call["number"], call["winner"], call["points"]), "trick")
+            elif kind == "violation":
+                self.signals.violation()
+                self._flash(ViolationScreen(call["seat"], call["rule"], call.get("trick")), "violation")
+            elif kind in ("deal_end", "match_end"):
+                self._result(call)
+            elif kind == "dealer":
+                self._flash(DealerScreen(call["seat"], call.get("card")), "info")
+            elif kind == "partner":
+                self._flash(MessageScreen("partner", call["seat"], card_short(call["card"]) if call.get("card") else ""), "info")
+            elif kind == "undo":
+                self._flash(MessageScreen("undo", f"{call['seat']}: {card_short(call['card'])}"), "info")
+        if not self.transient:
+            self._show_home()
+
+    def _result(self, call: Mapping[str, Any]) -> None:
+        match = call["call"] == "match_end"
+        points = call["score"] if match else call["points"]
+        winner = call.get("winner")
+        self.signals.turn(None)
+        self.turn_since = None
+        if winner:
+            self.signals.team_won(str(winner).split("+"))
+        self._flash(ResultScreen(match, winner, sorted(points.items())), "match_end" if match else "deal_end")
+
+    def _flash(self, screen: Screen, kind: str, now: bool = False) -> None:
+        """Show ``screen`` for a while; if another is up, queue it (a violation is not hidden by
+        the deal end it caused). A newer screen of the same kind replaces a queued one."""
+        if not now and self.transient is not None and self.transient[1] > self.clock():
+            self.queued = [(s, k) for s, k in self.queued if k != kind] + [(screen, kind)]
+            return
+        self.transient = (screen, self.clock() + SHOW_S[kind])
+        if self.fault_screen is None:
+            self.display.show(screen)
+
+    def home_screen(self) -> ScoreScreen:
+        """The running score of this deal per team, the match score, whose turn it is."""
+        deal, match = self.referee.deal, self.referee.match
+        teams = self.cfg.game.teams
+        seat_points = deal.points if deal is not None else {}
+        rows = [("+".join(t), sum(seat_points.get(s, 0) for s in t)) for t in teams]
+        games = ""
+        if match is not None and len(teams) == 2:
+            names = ["+".join(t) for t in teams]
+            if all(n in match.score for n in names):
+                games = "-".join(str(match.score[n]) for n in names)
+        return ScoreScreen(points=rows, turn=self.referee.turn, games=games)
+
+    def _show_home(self) -> None:
+        if self.fault_screen is None and self.menu is None and self.pending is None:
+            self.display.show(self.home_screen())
+
+    # -- buttons -----------------------------------------------------------------------
+    def gesture(self, button: str, kind: str) -> None:
+        """A button gesture, from the main loop (see :mod:`referee.box.buttons`)."""
+        if self.menu is not None:
+            self._menu_action(MENU_GESTURES[(button, kind)])
+            return
+        action = GESTURES[(button, kind)]
+        if self.pending is not None and action in ("confirm", "last_trick"):
+            self._resolve_pending(accept=action == "confirm")
+        elif action == "undo":
+            self._apply({"event": "undo"}, None)
+        elif action == "last_trick":
+            trick = self.referee.last_trick
+            if trick is not None:
+                winner = self._last_trick_winner()
+                self._flash(LastTrickScreen(trick.number, winner, list(trick.codes())), "info", now=True)
+        elif action == "score":
+            self.transient, self.queued = None, []
+            self._show_home()
+        elif action == "menu" and has_contract(self.cfg.game.name):
+            self.menu = ContractMenu(self.cfg.game.name, self.cfg.game.seats)
+            self.display.show(self.menu.screen(self.lang))
+        elif action == "next_deal":
+            self._apply(self.next_deal_event(), None)
+
+    def _last_trick_winner(self) -> str:
+        game, deal, trick = self.referee.game, self.referee.deal, self.referee.last_trick
+        if game is None or deal is None or trick is None:
+            return "?"
+        return trick.plays[game.trick_winner(deal, trick)][0]
+
+    def _resolve_pending(self, accept: bool) -> None:
+        event, pos = self.pending, self.pending_pos
+        self.pending = self.pending_pos = None
+        self.signals.confirmed()
+        if accept and event is not None:
+            event.pop("confidence", None)
+            self._apply({**event, "confirmed": True}, pos)
+        else:
+            self._show_home()
+
+    def _menu_action(self, action: str) -> None:
+        assert self.menu is not None
+        result = self.menu.press(action)
+        if result is None:
+            self.display.show(self.menu.screen(self.lang))
+            return
+        self.menu = None
+        if result == CANCELLED:
+            self._show_home()
+        elif isinstance(result, dict):
+            self._apply(result, None)
+
+    def next_deal_event(self) -> dict[str, Any]:
+        """A ``deal`` event for the configured table (the camera adds what it sees, e.g. the
+        face-up briscola, when it sends its own)."""
+        g = self.cfg.game
+        event: dict[str, Any] = {"event": "deal", "game": g.name, "seats": list(g.seats)}
+        if self.referee.next_dealer:
+            event["dealer"] = self.referee.next_dealer
+        if g.options:
+            event["options"] = dict(g.options)
+        return event
+
+    # -- time and faults ---------------------------------------------------------------
+    def tick(self) -> None:
+        """Called every loop: the move timer and the end of transient screens."""
+        now = self.clock()
+        if self.transient and now >= self.transient[1]:
+            self.transient = None
+            if self.queued:
+                self._flash(*self.queued.pop(0))
+            else:
+                self._show_home()
+        timer = self.cfg.timer
+        if not timer.enabled or self.turn_since is None or self.referee.turn is None:
+            return
+        left = timer.seconds - (now - self.turn_since)
+        if left <= timer.warning_s and not self.warned:
+            self.warned = True
+            self.signals.warning_beep()
+        if left <= 0 and not self.timed_out:
+            self.timed_out = True
+            self.signals.time_up()
+            self._flash(ViolationScreen(self.referee.turn, "move_timer"), "violation")
+        elif not self.transient and self.fault_screen is None and self.menu is None and self.pending is None:
+            shown = max(0, int(left + 0.999))
+            self.display.show(TimerScreen(self.referee.turn, shown, timer.seconds, left <= timer.warning_s))
+
+    def fault(self, what_key: str, retries: int) -> None:
+        """A fault the table must see (camera gone, record not writable); state is kept."""
+        first = self.fault_screen is None
+        self.fault_screen = FaultScreen(what_key, retries)
+        if first:
+            self.signals.fault()
+        self.display.show(self.fault_screen)
+
+    def fault_cleared(self) -> None:
+        if self.fault_screen is None:
+            return
+        self.fault_screen = None
+        self.signals.fault_cleared()
+        if self.turn_since is not None:
+            self.turn_since = self.clock()  # the player's time did not run while the camera was out
+        self._show_home()
+
+
+def _rebuild(events: Sequence[Mapping[str, Any]]) -> Referee:
+    """A Referee that has seen ``events``; rejected ones are rejected again, harmlessly."""
+    ref = Referee()
+    for event in events:
+        with contextlib.suppress(RefereeError):
+            ref.apply(event)
+    return ref

@@ -1,0 +1,60 @@
+"""``referee history``: the matches in the record, and any one exported as JSON Lines.
+
+    referee history --config /etc/referee/config.toml          # list matches
+    referee history --state-dir DIR --export 3 > match3.jsonl  # its events: `referee replay` input
+    referee history --state-dir DIR --export 3 --calls         # the calls the box made
+
+``referee replay match3.jsonl`` prints exactly the calls of ``--calls`` (dispute review).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+
+from referee.box.config import DEFAULT_PATH, load_config
+from referee.box.state import MatchStore, StateError
+from referee.errors import ConfigError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--config", type=Path, help=f"take state_dir from this config (default {DEFAULT_PATH})")
+    where.add_argument("--state-dir", type=Path, help="the folder holding matches.sqlite")
+    parser.add_argument("--export", type=int, metavar="MATCH", help="write this match as JSON Lines")
+    parser.add_argument("--calls", action="store_true", help="with --export: the calls, not the events")
+
+
+def _state_dir(args: argparse.Namespace) -> Path:
+    if args.state_dir is not None:
+        return Path(args.state_dir)
+    return load_config(args.config or DEFAULT_PATH).state_dir
+
+
+def _when(t: float | None) -> str:
+    return "-" if t is None else dt.datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        state_dir = _state_dir(args)
+        if not (state_dir / "matches.sqlite").exists():
+            print(f"referee history: no match record in {state_dir}", file=sys.stderr)
+            return 1
+        with MatchStore.open(state_dir, read_only=True) as store:
+            if args.export is None:
+                print(f"{'match':>5}  {'game':<18} {'started':<19}  {'ended':<19}  events  calls")
+                for m in store.matches():
+                    print(f"{m.id:>5}  {m.game:<18} {_when(m.started):<19}  {_when(m.ended):<19}  {m.events:>6}  {m.calls:>5}")
+                return 0
+            store.match_config(args.export)  # names a missing match
+            rows = store.calls(args.export) if args.calls else store.events(args.export)
+            for row in rows:
+                sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+            return 0
+    except (ConfigError, StateError) as exc:
+        print(f"referee history: {exc}", file=sys.stderr)
+        return 2
