@@ -66,8 +66,13 @@ def test_error_lines_name_the_line_and_processing_continues() -> None:
     errors = [c for c in calls if c["call"] == "error"]
     assert [e["line"] for e in errors] == [2, 5]
     assert "malformed JSON" in errors[0]["detail"] and "'Z'" in errors[1]["detail"]
-    assert calls[-2] == {"call": "trick", "number": 1, "winner": "N",
-                         "cards": [["N", "spade_1"], ["S", "spade_3"]], "points": 21}
+    assert calls[-2] == {
+        "call": "trick",
+        "number": 1,
+        "winner": "N",
+        "cards": [["N", "spade_1"], ["S", "spade_3"]],
+        "points": 21,
+    }
 
 
 def test_invalid_utf8_line_is_an_error_line() -> None:
@@ -88,7 +93,9 @@ def test_cli_exit_status_and_stdout(capsys: pytest.CaptureFixture[str], tmp_path
     assert "cannot read" in capsys.readouterr().err
 
 
-def test_cli_reads_stdin(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cli_reads_stdin(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     data = (GOLDEN / "tie-last-trick.events.jsonl").read_bytes()
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
     assert main(["replay", "-"]) == 0
