@@ -124,7 +124,7 @@ class Runner:
             self.retries = 0
             self.box.fault_cleared()
         self.notifier.ready(f"refereeing {self.cfg.game.name}")
-        self.notifier.frames_flowing()
+        self.notifier.frames_flowing(self.clock())
 
     def _camera_lost(self, why: str) -> None:
         """Fault screen and pattern, wait, reopen; the watchdog is not pinged meanwhile."""
