@@ -133,7 +133,10 @@ def test_rule_1b_all_via_twice_redeal_by_the_next_dealer() -> None:
     for _ in range(2):
         for seat in SEATS:
             calls += send(ref, {"event": "via", "seat": seat})
-    assert calls == [{"call": "redeal", "rule": "1b", "dealer": "N"}]
+    assert calls == [
+        {"call": "redeal", "rule": "1b", "dealer": "N"},
+        {"call": "deal_end", "points": {}, "winner": None, "redeal": "1b"},
+    ]
     with pytest.raises(PhaseError):
         send(ref, {"event": "contract", "seat": "N", "trump": "D"})
     # the next dealer deals again from 1a: the seat on its right speaks and leads
@@ -176,7 +179,14 @@ def test_rule_1e_turned_jack_no_second_round() -> None:
     calls: list[dict[str, Any]] = []
     for seat in SEATS:
         calls += send(ref, {"event": "via", "seat": seat})
-    assert calls == [{"call": "redeal", "rule": "1e", "dealer": "N"}]
+    assert calls[0] == {"call": "redeal", "rule": "1e", "dealer": "N"}
+    assert ref.next_dealer == "N" and ref.match is not None and ref.match.score == {
+        "N+S": 0, "W+E": 0,
+    }
+    # the next deal is by N; another dealer is reported (1b, 1d)
+    calls = send(ref, {"event": "deal", "game": "belotta", "seats": SEATS, "dealer": "S",
+                       "turned": "7C"})
+    assert calls[0]["rule"] == "wrong_dealer" and calls[0]["expected"] == "N"
 
 
 def test_rule_1f_first_dealer_draws_the_highest_card() -> None:
@@ -467,7 +477,10 @@ def test_rule_4b_a_tie_leaves_the_points_in_play() -> None:
         before = dict(ref.match.score)
     won = ref.result.winner
     nxt = ref.result.extra
-    assert ref.match.score[won] == before[won] + (nxt["raw"][won] + end["pot"] + 5) // 10
+    assert nxt["pot_in"] == end["pot"] and nxt["pot"] == 0
+    card_and_declarations = nxt["raw"][won] - nxt["pot_in"]
+    assert nxt["score"][won] == (card_and_declarations + end["pot"] + 5) // 10
+    assert ref.match.score[won] == before[won] + nxt["score"][won]
 
 
 def test_rule_4c_cappotto_252_plus_declarations() -> None:

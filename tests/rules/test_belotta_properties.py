@@ -42,6 +42,7 @@ def test_random_legal_deal_conserves_cards_and_points(seed: int, undertrump: boo
     assert sum(t["points"] for t in tricks) == sum(end["points"].values()) == cards_total
     declared = sum(end["declaration_points"].values())
     # everything in the deal ends written for a team, or in play for the next deal (4b)
+    assert end["pot_in"] == 0
     assert sum(end["raw"].values()) + end["pot"] == cards_total + declared
     for team, raw in end["raw"].items():
         assert end["score"][team] == (raw + 5) // 10

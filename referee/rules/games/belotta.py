@@ -10,8 +10,9 @@ Rules -> code:
   as ``{"event":"contract","seat":"W","trump":"H"}``; the optional ``{"event":"via","seat":..}``
   events let it check the speaking order and the round.  A contract on the turned suit after
   a full round of "via", or on another suit in the first round, is rejected.
-- 1b/1e all "via" (after one round when the turned card is a jack): a ``redeal`` call, the next
-  dealer deals.  1d the deal passes to the right (engine ``next_dealer``).  1f first dealer by
+- 1b/1e all "via" (after one round when the turned card is a jack): a ``redeal`` call and a
+  void ``deal_end``; the next dealer deals.  1d the deal passes to the right (engine
+  ``next_dealer``; another dealer is a ``wrong_dealer`` violation).  1f first dealer by
   the highest card drawn (``dealer_draw``).
 - 1c the caller gets the turned card (+2): it is known to be in the caller's hand, so another
   seat playing it is a ``duplicate_card`` and it can prove the caller's obligations.
@@ -96,11 +97,14 @@ class Belotta(Game):
     options_type = BelottaOptions
     options: BelottaOptions
     dealer_draw = True  # 1f
+    dealer_rotates = True  # 1b, 1d: the deal always passes to the right
 
     # ---------------------------------------------------------------- trump choice
     def start_deal(self, deal: DealState, event: DealEvent) -> list[Call]:
         if event.turned is None:
-            raise EventError("belotta 'deal' event needs key 'turned' (the card turned up, rule 1a)")
+            raise EventError(
+                "belotta 'deal' event needs key 'turned' (the card turned up, rule 1a)"
+            )
         deal.turned = parse_deck_card(self, event.turned, "turned")
         deal.phase = "contract"
         deal.extra.update(caller=None, vias=0, declarations=[])
@@ -144,9 +148,7 @@ class Belotta(Game):
         if vias < rounds * len(deal.seats):
             return []
         rule = "1e" if rounds == 1 else "1b"
-        deal.phase = "over"
-        deal.turn = None
-        deal.result = DealResult({}, None, {"redeal": rule})
+        deal.result = DealResult({}, None, {"redeal": rule})  # the engine ends the deal
         return [game_call("redeal", rule=rule, dealer=self.next_dealer(deal))]
 
     def _contract(self, deal: DealState, event: ContractEvent) -> list[Call]:
@@ -216,7 +218,9 @@ class Belotta(Game):
                 )
             return
         done = [t for t in deal.tricks if any(c in decl.cards for s, c in t.plays if s == seat)]
-        if len(done) == 2 or (len(done) == 1 and sum(c in decl.cards for _, c in done[0].plays) == 2):
+        if len(done) == 2 or (
+            len(done) == 1 and sum(c in decl.cards for _, c in done[0].plays) == 2
+        ):
             raise PhaseError("belotta is said by the end of the trick of its second card (rule 3h)")
 
     def _check_ownership(self, deal: DealState, seat: str, cards: list[Card]) -> None:
@@ -282,7 +286,8 @@ class Belotta(Game):
 
     # ---------------------------------------------------------------- scoring
     def score_deal(self, deal: DealState) -> DealResult:
-        score, declared, valid = self._score(deal, deal.extra.get("pot_in", 0))
+        pot_in = _pot(deal)
+        score, declared, valid = self._score(deal, pot_in)
         deal.extra["_score"] = score
         names = [team_name(t) for t in self.teams(deal)]
         return DealResult(
@@ -299,6 +304,7 @@ class Belotta(Game):
                 "declaration_points": {names[i]: score.declarations[i] for i in (0, 1)},
                 "raw": {names[i]: score.raw[i] for i in (0, 1)},
                 "score": {names[i]: score.rounded[i] for i in (0, 1)},
+                "pot_in": pot_in,  # 4b: won by this deal's winner (kept in play on a tie)
                 "pot": score.pot_out,
             },
         )
@@ -344,8 +350,14 @@ class Belotta(Game):
             winner = 0 if result.winner == team_name(self.teams(deal)[0]) else 1
             raw = (FULL_SCORE, 0) if winner == 0 else (0, FULL_SCORE)
             deal.extra["_score"] = DealScore(
-                "forfeit", winner, (0, 0), raw, (0, 0), raw,
-                (round_score(raw[0]), round_score(raw[1])), 0,
+                "forfeit",
+                winner,
+                (0, 0),
+                raw,
+                (0, 0),
+                raw,
+                (round_score(raw[0]), round_score(raw[1])),
+                0,
             )
         return result
 
@@ -355,16 +367,15 @@ class Belotta(Game):
         match.extra["belotta"] = MatchScore()
         return match
 
-    def add_deal(self, match: MatchState, deal: DealState, result: DealResult) -> MatchOutcome | None:
+    def add_deal(
+        self, match: MatchState, deal: DealState, result: DealResult
+    ) -> MatchOutcome | None:
         ms: MatchScore = match.extra.setdefault("belotta", MatchScore())
         score: DealScore | None = deal.extra.get("_score")
         if score is None:  # a redeal (1b, 1e): nothing scored, the pot stays
             return None
         if score.outcome == "forfeit":  # nobody won the pot on the cards: it stays in play
             score = dataclasses.replace(score, pot_out=ms.pot)
-        elif ms.pot and "pot_in" not in deal.extra:
-            # The engine gives score_deal no view of the match: add the pot (4b) here.
-            score = self._score(deal, ms.pot)[0]
         names = list(match.score)
         winner = add_deal(ms, score, self.options.target)
         match.score = {names[i]: ms.rounded[i] for i in (0, 1)}
@@ -387,7 +398,9 @@ class Belotta(Game):
         stock = cards[FIRST_DEAL * len(seats) + 1 :]
         return Table(hands, stock, {"turned": turned.code})
 
-    def playout_events(self, deal: DealState, table: Table, rng: random.Random) -> list[dict[str, Any]]:
+    def playout_events(
+        self, deal: DealState, table: Table, rng: random.Random
+    ) -> list[dict[str, Any]]:
         if deal.phase == "contract":
             return self._playout_contract(deal, table, rng)
         seat = deal.turn
@@ -421,6 +434,12 @@ class Belotta(Game):
             else:
                 table.hands[seat] += [table.stock.pop(0) for _ in range(3)]
         return events
+
+
+def _pot(deal: DealState) -> int:
+    """4b: raw points left in play by earlier tied deals (the match as this deal began)."""
+    ms = deal.carry.get("belotta")
+    return ms.pot if isinstance(ms, MatchScore) else 0
 
 
 def _from_right(seats: tuple[str, ...], dealer: str) -> list[str]:

@@ -128,12 +128,18 @@ def obligations(
 
 
 def is_legal(
-    hand: Iterable[Card], trick: Sequence[Card], card: Card, trump: str, *, must_undertrump: bool = False
+    hand: Iterable[Card],
+    trick: Sequence[Card],
+    card: Card,
+    trump: str,
+    *,
+    must_undertrump: bool = False,
 ) -> bool:
     """Whether ``card`` (which must be in ``hand``) may be played on ``trick``."""
     held = frozenset(hand) - {card}
     return not any(
-        held & cards for _, cards in obligations(trick, card, trump, must_undertrump=must_undertrump)
+        held & cards
+        for _, cards in obligations(trick, card, trump, must_undertrump=must_undertrump)
     )
 
 

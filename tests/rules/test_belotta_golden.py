@@ -1,0 +1,61 @@
+"""Belotta golden games: ``tests/data/rules/belotta/<case>.events.jsonl`` -> exact calls.
+
+Regenerate after a deliberate rules change with
+``REFEREE_UPDATE_GOLDEN=1 .venv/bin/pytest tests/rules/test_belotta_golden.py`` and review the diff.
+Cases: ``irregular`` (hand-made hands: via order and round errors, declarations of every kind
+and one invalid, a misread undone, the turned card played by another seat, a revoke proven by
+a declared card, the deal scored with declarations); ``redeal-turned-jack`` (rule 1e, then a
+random legal deal by the next dealer); ``match-to-41`` (dealer draw, random legal deals to
+``match_end`` with option ``target``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.replay import replay_lines
+
+GOLDEN = Path(__file__).parent.parent / "data" / "rules" / "belotta"
+CASES = sorted(p.name.removesuffix(".events.jsonl") for p in GOLDEN.glob("*.events.jsonl"))
+
+
+def replay(case: str) -> tuple[list[dict[str, Any]], int]:
+    out: list[dict[str, Any]] = []
+    lines = (GOLDEN / f"{case}.events.jsonl").read_bytes().splitlines(keepends=True)
+    rejected = replay_lines(lines, out.append)
+    return out, rejected
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_golden_game(case: str) -> None:
+    calls, _ = replay(case)
+    expected_path = GOLDEN / f"{case}.calls.jsonl"
+    if os.environ.get("REFEREE_UPDATE_GOLDEN"):
+        expected_path.write_text("".join(json.dumps(c) + "\n" for c in calls))
+    expected = [json.loads(line) for line in expected_path.read_text().splitlines()]
+    assert calls == expected
+
+
+def test_golden_cases_exist() -> None:
+    assert {"irregular", "redeal-turned-jack", "match-to-41"} <= set(CASES)
+
+
+def test_irregular_game_reports_what_was_wrong() -> None:
+    calls, rejected = replay("irregular")
+    assert rejected == 4
+    rules = [(c["seat"], c["rule"], c["trick"]) for c in calls if c["call"] == "violation"]
+    assert rules == [("S", "revoke", 1), ("E", "duplicate_card", 1), ("W", "revoke", 5)]
+    end = calls[-1]
+    assert end["call"] == "deal_end" and end["outcome"] == "made"
+    assert end["raw"] == {"N+S": 152 + 20, "W+E": 10 + 150}
+
+
+def test_match_golden_ends_at_the_target() -> None:
+    calls, rejected = replay("match-to-41")
+    assert rejected == 0 and calls[-1]["call"] == "match_end"
+    assert max(calls[-1]["score"].values()) >= 41
