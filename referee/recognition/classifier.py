@@ -1,0 +1,179 @@
+"""Runtime card classifier: ONNX Runtime + numpy only (no PyTorch on the Pi).
+
+Example::
+
+    clf = CardClassifier.load("italian", threads=2)
+    preds = clf.classify([crop1, crop2])     # BGR uint8 portrait crops, any size
+    preds[0].card, preds[0].confidence        # 'coppe_3', 0.998 ('back' = face down / no card)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from referee.cards import BACK, deck_family
+from referee.errors import BadCardError, ModelError
+from referee.paths import models_dir
+from referee.recognition.enrollment import Enrollment
+from referee.recognition.model_info import ModelInfo, model_paths, sha256_file
+from referee.recognition.preprocess import check_crop, resize_crop
+
+F32 = npt.NDArray[np.float32]
+U8 = npt.NDArray[np.uint8]
+
+
+@dataclass(frozen=True, slots=True)
+class Prediction:
+    """Top-1 card (``'back'`` = face-down or not a card) and calibrated top-k probabilities."""
+
+    card: str
+    confidence: float
+    top: list[tuple[str, float]]
+
+    @property
+    def is_card(self) -> bool:
+        return self.card != BACK
+
+
+def softmax(logits: F32, temperature: float = 1.0) -> F32:
+    z = logits / temperature
+    z = z - z.max(axis=1, keepdims=True)
+    e = np.exp(z)
+    out: F32 = (e / e.sum(axis=1, keepdims=True)).astype(np.float32)
+    return out
+
+
+class CardClassifier:
+    """A loaded recogniser for one deck family (``'italian'`` or ``'french'``)."""
+
+    def __init__(self, session: object, info: ModelInfo, enrollment: Enrollment | None = None,
+                 top_k: int = 5, model_path: Path | None = None) -> None:
+        self._session = session
+        self.info = info
+        self.model_path = model_path
+        self.enrollment = enrollment
+        self.top_k = top_k
+        self._input_name: str = session.get_inputs()[0].name  # type: ignore[attr-defined]
+
+    @classmethod
+    def load(cls, deck: str, model_dir: Path | str | None = None, threads: int = 1,
+             enrollment: Path | str | Enrollment | None = None, top_k: int = 5) -> CardClassifier:
+        """Load ``<model_dir>/<deck>.onnx`` + ``.json`` (default: the committed ``models/``).
+
+        ``threads`` is ONNX Runtime's intra-op pool (inter-op 1, no spinning, so idle
+        threads do not steal the Pi's cores).  ``enrollment`` is a file written by
+        ``referee enroll`` (or a loaded :class:`Enrollment`) for the club's own deck.
+        """
+        deck = deck_family(deck)
+        folder = Path(model_dir) if model_dir is not None else models_dir()
+        onnx_path, json_path = model_paths(deck, folder)
+        if not onnx_path.is_file():
+            raise ModelError(f"model file not found: {onnx_path}")
+        info = ModelInfo.load(json_path, deck)
+        session = _session(onnx_path, threads)
+        _check_io(session, onnx_path, info)
+        if enrollment is not None and not isinstance(enrollment, Enrollment):
+            enrollment = Enrollment.load(Path(enrollment))
+        clf = cls(session, info, None, top_k, onnx_path)
+        if enrollment is not None:
+            enrollment.check_compatible(info, clf.model_sha256)
+            clf.enrollment = enrollment
+        return clf
+
+    @property
+    def model_sha256(self) -> str:
+        """sha256 of the ONNX file actually loaded (enrollments are tied to it)."""
+        if self.model_path is None:
+            return self.info.onnx_sha256
+        return sha256_file(self.model_path)
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return self.info.labels
+
+    @property
+    def input_size(self) -> tuple[int, int]:
+        """(width, height) of the model input, portrait."""
+        return self.info.input_size
+
+    def prepare(self, crops: Sequence[U8]) -> F32:
+        """Validate, resize and normalise crops into one NCHW float32 batch."""
+        if len(crops) == 0:
+            return np.zeros((0, 3, self.input_size[1], self.input_size[0]), np.float32)
+        resized = np.stack([resize_crop(check_crop(c, i), self.input_size) for i, c in enumerate(crops)])
+        rgb = resized[..., ::-1].astype(np.float32) * (1.0 / 255.0)
+        out: F32 = np.ascontiguousarray(((rgb - self.info.mean) / self.info.std).transpose(0, 3, 1, 2))
+        return out
+
+    def run(self, crops: Sequence[U8]) -> tuple[F32, F32]:
+        """(logits, embeddings) for a batch, in ONE onnxruntime call."""
+        batch = self.prepare(crops)
+        if len(batch) == 0:
+            return (np.zeros((0, len(self.labels)), np.float32),
+                    np.zeros((0, self.info.embedding_dim), np.float32))
+        logits, emb = self._session.run(None, {self._input_name: batch})  # type: ignore[attr-defined]
+        return np.asarray(logits, np.float32), np.asarray(emb, np.float32)
+
+    def probabilities(self, crops: Sequence[U8]) -> F32:
+        """Calibrated class probabilities (N, len(labels)), enrollment blended in if loaded."""
+        logits, emb = self.run(crops)
+        probs = softmax(logits, self.info.temperature)
+        if self.enrollment is not None and len(probs):
+            probs = self.enrollment.blend(probs, _l2norm(emb), self.labels)
+        return probs
+
+    def classify(self, crops: Sequence[U8]) -> list[Prediction]:
+        """Top-1 card and top-k (calibrated) for each crop."""
+        probs = self.probabilities(crops)
+        k = min(self.top_k, len(self.labels))
+        out: list[Prediction] = []
+        for row in probs:
+            order = np.argsort(-row)[:k]
+            top = [(self.labels[i], float(row[i])) for i in order]
+            out.append(Prediction(top[0][0], top[0][1], top))
+        return out
+
+    def embed(self, crops: Sequence[U8]) -> F32:
+        """L2-normalised embeddings (N, embedding_dim), what enrollment prototypes are made of."""
+        return _l2norm(self.run(crops)[1])
+
+
+def _l2norm(x: F32) -> F32:
+    out: F32 = (x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-9)).astype(np.float32)
+    return out
+
+
+def _session(path: Path, threads: int) -> object:
+    import onnxruntime as ort
+
+    if threads < 1:
+        raise BadCardError(f"threads must be >= 1, got {threads}")
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads
+    opts.inter_op_num_threads = 1
+    opts.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    opts.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    opts.log_severity_level = 3
+    try:
+        return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    except Exception as exc:  # onnxruntime raises its own untyped errors for bad files
+        raise ModelError(f"corrupt or unreadable model file {path}: {exc}") from exc
+
+
+def _check_io(session: object, path: Path, info: ModelInfo) -> None:
+    """The graph must take (N, 3, H, W) of the JSON's size and give logits + embedding."""
+    inputs = session.get_inputs()  # type: ignore[attr-defined]
+    outputs = session.get_outputs()  # type: ignore[attr-defined]
+    shape = list(inputs[0].shape)
+    want = [3, info.input_size[1], info.input_size[0]]
+    if len(inputs) != 1 or shape[1:] != want:
+        raise ModelError(f"{path}: input shape {shape} does not match input_size {info.input_size}")
+    if len(outputs) != 2 or outputs[0].shape[-1] != len(info.labels):
+        raise ModelError(f"{path}: outputs {[o.shape for o in outputs]} do not match "
+                         f"{len(info.labels)} labels + embedding")

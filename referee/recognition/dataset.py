@@ -1,0 +1,181 @@
+"""The synthetic training/validation sets, rendered once and cached as ``.npz`` under ``build/``.
+
+Every sample has its own seed ``(seed, set, card, k)``, so a set renders the same on any
+machine and with any number of worker processes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import multiprocessing as mp
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from referee.cards import BACK, RECOGNISER_LABELS
+from referee.recognition import synth
+from referee.recognition.faces import (
+    FaceSet,
+    back_files,
+    face_sets,
+    joker_files,
+    read_bgra,
+    texture_files,
+)
+from referee.recognition.preprocess import INPUT_SIZE
+
+#: Bump when the renderer changes, so stale caches are not reused.
+SYNTH_VERSION = 1
+#: Name used as the "set" of the not-a-card samples.
+NEGATIVES = "negatives"
+#: Share of 'back' (face-down / not a card) samples relative to the face samples.
+BACK_SHARE = 0.08
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class SynthSet:
+    """Rendered crops (N, H, W, 3) BGR uint8, class indices, and which print each came from."""
+
+    images: npt.NDArray[np.uint8]
+    labels: npt.NDArray[np.int64]
+    set_ids: npt.NDArray[np.int64]
+    set_names: tuple[str, ...]
+
+    def __len__(self) -> int:
+        return len(self.labels)
+
+
+@dataclass(frozen=True)
+class Task:
+    """A chunk of samples to render: (set index or -1 for negatives, card code, k range)."""
+
+    set_index: int
+    code: str
+    start: int
+    count: int
+
+
+class _Renderer:
+    """Per-process holder of the prepared art (loaded once per worker)."""
+
+    def __init__(self, family: str, set_names: Sequence[str], root: Path | None) -> None:
+        by_name = {s.name: s for s in face_sets(family, root)}
+        self.sets: list[FaceSet] = [by_name[n] for n in set_names]
+        self.arts: list[dict[str, list[synth.CardArt]]] = [_set_arts(s) for s in self.sets]
+        self.pool = [a[0] for arts in self.arts for a in arts.values()]
+        self.textures = [read_bgra(p)[..., :3].copy() for p in texture_files(root)]
+        negatives = back_files(root) + joker_files(root)
+        self.backs = [synth.prepare_art(read_bgra(p), 0.0) for p in negatives]
+
+    def render(self, task: Task, seed: int) -> npt.NDArray[np.uint8]:
+        out = np.empty((task.count, INPUT_SIZE[1], INPUT_SIZE[0], 3), np.uint8)
+        for i in range(task.count):
+            k = task.start + i
+            key = int.from_bytes(hashlib.sha256(f"{task.code}".encode()).digest()[:4], "little")
+            rng = np.random.default_rng([seed, task.set_index + 1, key, k])
+            if task.set_index < 0:
+                out[i] = synth.render_not_card(self.textures, self.backs, self.pool, rng)
+            else:
+                variants = self.arts[task.set_index][task.code]
+                art = variants[int(rng.integers(len(variants)))]
+                out[i] = synth.render_card(art, self.textures, self.pool, rng)
+        return out
+
+
+def _set_arts(face_set: FaceSet) -> dict[str, list[synth.CardArt]]:
+    """Two blanks per face: a thin and a wide border (a wider one where the scan has none)."""
+    margins = (0.0, 0.03) if face_set.bordered else (0.05, 0.09)
+    out: dict[str, list[synth.CardArt]] = {}
+    for code, path in face_set.files.items():
+        face = read_bgra(path)
+        out[code] = [synth.prepare_art(face, m, paper=p) for m, p in zip(margins, (250, 236), strict=True)]
+    return out
+
+
+_WORKER: _Renderer | None = None
+
+
+def _init_worker(family: str, set_names: Sequence[str], root: Path | None) -> None:
+    global _WORKER
+    os.environ["OMP_NUM_THREADS"] = "1"
+    import cv2
+
+    cv2.setNumThreads(1)
+    _WORKER = _Renderer(family, set_names, root)
+
+
+def _run_task(args: tuple[Task, int]) -> npt.NDArray[np.uint8]:
+    assert _WORKER is not None
+    return _WORKER.render(*args)
+
+
+def plan(family: str, set_names: Sequence[str], per_face: int, back_count: int,
+         root: Path | None = None, chunk: int = 50) -> list[Task]:
+    """The render tasks for ``per_face`` crops of every face of each set + the negatives."""
+    by_name = {s.name: s for s in face_sets(family, root)}
+    tasks: list[Task] = []
+    for i, name in enumerate(set_names):
+        for code in by_name[name].files:
+            tasks += [Task(i, code, s, min(chunk, per_face - s)) for s in range(0, per_face, chunk)]
+    tasks += [Task(-1, BACK, s, min(chunk, back_count - s)) for s in range(0, back_count, chunk)]
+    return tasks
+
+
+def render_set(
+    family: str, set_names: Sequence[str], per_face: int, seed: int, *,
+    back_count: int | None = None, workers: int = 2, root: Path | None = None,
+    progress: Progress | None = None,
+) -> SynthSet:
+    """Render (in ``workers`` processes) ``per_face`` crops per face of the named prints."""
+    labels = RECOGNISER_LABELS[family]
+    n_faces = sum(len(s.files) for s in face_sets(family, root) if s.name in set_names)
+    if back_count is None:
+        back_count = max(1, int(BACK_SHARE * per_face * n_faces))
+    tasks = plan(family, set_names, per_face, back_count, root)
+    chunks: list[npt.NDArray[np.uint8]] = []
+    for done, arr in enumerate(_map(tasks, seed, family, set_names, root, workers), 1):
+        chunks.append(arr)
+        if progress:
+            progress(done, len(tasks))
+    index = {code: i for i, code in enumerate(labels)}
+    y = np.concatenate([np.full(t.count, index[t.code]) for t in tasks]).astype(np.int64)
+    sets = np.concatenate([np.full(t.count, t.set_index if t.set_index >= 0 else len(set_names))
+                           for t in tasks]).astype(np.int64)
+    return SynthSet(np.concatenate(chunks), y, sets, (*set_names, NEGATIVES))
+
+
+def _map(tasks: list[Task], seed: int, family: str, set_names: Sequence[str],
+         root: Path | None, workers: int) -> Iterator[npt.NDArray[np.uint8]]:
+    if workers <= 1:
+        _init_worker(family, set_names, root)
+        yield from (_run_task((t, seed)) for t in tasks)
+        return
+    ctx = mp.get_context("fork")
+    with ctx.Pool(workers, _init_worker, (family, list(set_names), root)) as pool:
+        yield from pool.imap(_run_task, [(t, seed) for t in tasks])
+
+
+def cached_set(cache_dir: Path, family: str, set_names: Sequence[str], per_face: int, seed: int,
+               **kwargs: object) -> SynthSet:
+    """:func:`render_set`, loaded from ``cache_dir`` when the same set was rendered before."""
+    spec = json.dumps([SYNTH_VERSION, family, list(set_names), per_face, seed,
+                       kwargs.get("back_count")])
+    digest = hashlib.sha256(spec.encode()).hexdigest()[:12]
+    path = cache_dir / f"{family}-{digest}.npz"
+    if path.exists():
+        with np.load(path) as z:
+            return SynthSet(z["images"], z["labels"], z["set_ids"], tuple(str(s) for s in z["set_names"]))
+    data = render_set(family, set_names, per_face, seed, **kwargs)  # type: ignore[arg-type]
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez(tmp, images=data.images, labels=data.labels, set_ids=data.set_ids,
+             set_names=np.array(data.set_names))
+    tmp.replace(path)
+    return data

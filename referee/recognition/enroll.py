@@ -1,0 +1,111 @@
+"""``referee enroll``: adapt the recogniser to a club's own deck from photos of its cards.
+
+    referee enroll --deck italian --photos club_deck/ --out config/deck.npz
+
+``--photos DIR`` holds one photo per card named by its code (``coppe_3.jpg``; extra shots
+``coppe_3-2.jpg``; ``back.jpg`` for the back), the card alone on a contrasting table or
+already cropped.  With ``--layout FILE`` (CSV ``image,code,x0,y0,x1,y1``) a photo may hold
+several cards, one box each.  The result is a small ``.npz`` of per-card prototypes for
+``CardClassifier.load(..., enrollment=FILE)``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from referee.cards import BACK, RECOGNISER_LABELS, deck_family, parse_card
+from referee.errors import BadCardError, ConfigError
+from referee.recognition.classifier import CardClassifier
+from referee.recognition.enrollment import Enrollment
+from referee.recognition.rectify import cut_card
+
+U8 = npt.NDArray[np.uint8]
+IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--deck", required=True, help="italian or french")
+    parser.add_argument("--photos", type=Path, required=True, help="folder of card photos")
+    parser.add_argument("--out", type=Path, required=True, help="enrollment file to write (.npz)")
+    parser.add_argument("--layout", type=Path, default=None, help="CSV image,code,x0,y0,x1,y1")
+    parser.add_argument("--model-dir", type=Path, default=None, help="models folder (default models/)")
+    parser.add_argument("--threads", type=int, default=2)
+
+
+def run(args: argparse.Namespace) -> int:
+    deck = deck_family(args.deck)
+    clf = CardClassifier.load(deck, args.model_dir, threads=args.threads)
+    samples = layout_crops(args.layout, args.photos) if args.layout else named_crops(args.photos)
+    enrollment = enroll(clf, [c for c, _ in samples], [code for _, code in samples])
+    enrollment.save(args.out)
+    missing = [c for c in RECOGNISER_LABELS[deck] if c not in enrollment.codes and c != BACK]
+    print(f"enrolled {len(enrollment.codes)} cards from {len(samples)} crops -> {args.out}")
+    if missing:
+        print(f"not enrolled (base model only): {' '.join(missing)}", file=sys.stderr)
+    return 0
+
+
+def enroll(clf: CardClassifier, crops: Sequence[U8], codes: Sequence[str]) -> Enrollment:
+    """Prototypes from labelled crops; both 180-degree orientations count for each crop."""
+    for code in codes:
+        if code not in clf.labels:
+            raise BadCardError(f"{code!r} is not a card of the {clf.info.deck!r} deck")
+    if not crops:
+        raise ConfigError("no card photos to enroll")
+    both = [c for crop in crops for c in (crop, np.ascontiguousarray(crop[::-1, ::-1]))]
+    emb = np.concatenate([clf.embed(both[i:i + 32]) for i in range(0, len(both), 32)])
+    doubled = [code for code in codes for _ in range(2)]
+    return Enrollment.from_embeddings(clf.info.deck, doubled, emb, clf.model_sha256)
+
+
+def _code_of(path: Path) -> str:
+    """``coppe_3-2.jpg`` -> ``coppe_3``; ``back.jpg`` -> ``back``; else raise naming the file."""
+    stem = path.stem.split("-")[0]
+    if stem == BACK:
+        return BACK
+    try:
+        return parse_card(stem).code
+    except BadCardError as exc:
+        raise BadCardError(f"{path}: file name is not a card code ({exc})") from exc
+
+
+def _read(path: Path) -> U8:
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise ConfigError(f"cannot read photo {path}")
+    out = np.asarray(img, np.uint8)
+    return out
+
+
+def named_crops(folder: Path) -> list[tuple[U8, str]]:
+    """One card per photo, named by its code."""
+    if not folder.is_dir():
+        raise ConfigError(f"--photos: no such folder {folder}")
+    files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+    return [(cut_card(_read(p)), _code_of(p)) for p in files]
+
+
+def layout_crops(layout: Path, folder: Path) -> list[tuple[U8, str]]:
+    """Several cards per photo: one CSV row ``image,code,x0,y0,x1,y1`` per card."""
+    out: list[tuple[U8, str]] = []
+    try:
+        rows = list(csv.DictReader(layout.open(newline="", encoding="utf-8")))
+    except OSError as exc:
+        raise ConfigError(f"cannot read layout file {layout}: {exc}") from exc
+    for line, row in enumerate(rows, start=2):
+        try:
+            img = _read(folder / row["image"])
+            x0, y0, x1, y1 = (int(float(row[k])) for k in ("x0", "y0", "x1", "y1"))
+            code = BACK if row["code"] == BACK else parse_card(row["code"]).code
+        except (KeyError, ValueError, TypeError) as exc:
+            raise ConfigError(f"{layout}:{line}: bad row {row} ({exc})") from exc
+        out.append((cut_card(img[y0:y1, x0:x1]), code))
+    return out

@@ -1,0 +1,77 @@
+"""Accuracy of a loaded :class:`CardClassifier` on held-out synthetic prints and real photos."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from referee.cards import BACK
+from referee.recognition.classifier import CardClassifier
+from referee.recognition.dataset import SynthSet
+from referee.recognition.metrics import summarise
+from referee.recognition.photos import PhotoCard, crop, photo_cards
+
+
+def on_synthetic(clf: CardClassifier, data: SynthSet, batch: int = 64) -> dict[str, Any]:
+    """Per-print accuracy of ``clf`` on rendered crops (e.g. the held-out prints)."""
+    preds: list[int] = []
+    index = {c: i for i, c in enumerate(clf.labels)}
+    for i in range(0, len(data), batch):
+        preds += [index[p.card] for p in clf.classify(list(data.images[i:i + batch]))]
+    names = [data.set_names[i] for i in data.set_ids]
+    return summarise(np.array(preds), data.labels, names, clf.labels)
+
+
+def split_code(code: str) -> tuple[str, str]:
+    """(rank, suit) of a card code in either family."""
+    if "_" in code:
+        suit, _, rank = code.partition("_")
+        return rank, suit
+    return code[:-1], code[-1]
+
+
+def on_photos(clf: CardClassifier, family: str, root: Path | None = None,
+              straighten: bool = True) -> dict[str, Any]:
+    """Rank / suit / full-card accuracy on the labelled real photo boxes of ``family``."""
+    cards = photo_cards(family, root)
+    if not cards:
+        return {"n": 0}
+    cache: dict[Path, Any] = {}
+    crops = [crop(c, straighten, cache) for c in cards]
+    preds = [p for i in range(0, len(crops), 32) for p in clf.classify(crops[i:i + 32])]
+    return score_photos(cards, [p.card for p in preds])
+
+
+def score_photos(cards: list[PhotoCard], predicted: list[str]) -> dict[str, Any]:
+    rank_ok, suit_ok, full_ok, backs = 0, [], [], 0
+    confusions: Counter[str] = Counter()
+    per_rank: dict[str, list[bool]] = defaultdict(list)
+    for card, pred in zip(cards, predicted, strict=True):
+        if pred == BACK:
+            backs += 1
+            confusions[f"{card.rank}->back"] += 1
+            per_rank[card.rank].append(False)
+            continue
+        rank, suit = split_code(pred)
+        rank_ok += rank == card.rank
+        per_rank[card.rank].append(rank == card.rank)
+        if rank != card.rank:
+            confusions[f"{card.rank}->{rank}"] += 1
+        if card.suit is not None:
+            suit_ok.append(suit == card.suit)
+            full_ok.append(suit == card.suit and rank == card.rank)
+    n = len(cards)
+    return {
+        "source": cards[0].source,
+        "n": n,
+        "rank_acc": round(rank_ok / n, 4),
+        "suit_acc": round(float(np.mean(suit_ok)), 4) if suit_ok else None,
+        "card_acc_where_suit_known": round(float(np.mean(full_ok)), 4) if full_ok else None,
+        "n_suit_known": len(full_ok),
+        "called_back": round(backs / n, 4),
+        "per_rank": {r: round(float(np.mean(v)), 3) for r, v in sorted(per_rank.items())},
+        "rank_confusions": [f"{k} x{v}" for k, v in confusions.most_common(8)],
+    }

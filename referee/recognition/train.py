@@ -1,0 +1,216 @@
+"""``referee train``: render the synthetic set, train the CNN on the CPU, export ONNX + JSON.
+
+    referee train --deck italian --out models/ --minutes 60 --seed 0
+
+The step count is fitted to ``--minutes`` after timing the first steps and recorded in the
+JSON; ``--steps N`` replays exactly that schedule (same seed -> same model on the same
+torch build and thread count).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from referee.cards import RECOGNISER_LABELS, deck_family
+from referee.paths import REPO_ROOT, models_dir, shared_dir
+from referee.recognition.dataset import NEGATIVES, SynthSet, cached_set
+from referee.recognition.faces import DEFAULT_HOLDOUT, face_sets
+from referee.recognition.preprocess import MEAN, STD
+
+WARMUP_STEPS = 150
+#: Seconds kept back from --minutes for evaluation, calibration and export.
+RESERVE_S = 90.0
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--deck", required=True, help="italian or french")
+    parser.add_argument("--out", type=Path, default=None, help="output folder (default: models/)")
+    parser.add_argument("--minutes", type=float, default=60.0, help="wall-clock budget, all included")
+    parser.add_argument("--steps", type=int, default=None, help="exact number of steps (overrides --minutes)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--samples", type=int, default=60000, help="synthetic training crops (cached)")
+    parser.add_argument("--val-per-face", type=int, default=24, help="validation crops per held-out face")
+    parser.add_argument("--batch", type=int, default=128)
+    parser.add_argument("--lr", type=float, default=4e-3)
+    parser.add_argument("--threads", type=int, default=2, help="torch threads (and render workers)")
+    parser.add_argument("--holdout", nargs="*", default=None,
+                        help="prints held out for validation, e.g. omerkel_scopa_commons/napoletane "
+                        "(default: the model card's; give none to train on everything)")
+    parser.add_argument("--shared", type=Path, default=None, help="shared data folder (default ../shared)")
+    parser.add_argument("--cache", type=Path, default=REPO_ROOT / "build" / "recognition")
+    parser.add_argument("--quiet", action="store_true")
+
+
+def run(args: argparse.Namespace) -> int:
+    import torch
+
+    deck = deck_family(args.deck)
+    log = _Logger(args.quiet)
+    torch.manual_seed(args.seed)
+    torch.set_num_threads(args.threads)
+    t0 = time.monotonic()
+    train, val, plan = _data(args, deck, log)
+    log(f"data ready in {time.monotonic() - t0:.0f}s: {len(train)} train, {len(val)} validation crops")
+
+    from referee.recognition.net import CardNet
+
+    model = CardNet(len(RECOGNISER_LABELS[deck]))
+    steps = _fit(model, train, args, t0, log)
+    report = evaluate_synthetic(model, val, deck)
+    log(f"validation (held-out prints): {json.dumps(report['per_set'])}")
+    out = args.out if args.out is not None else models_dir()
+    extra = {"training": {**plan, "steps": steps, "seed": args.seed, "batch": args.batch, "lr": args.lr,
+                          "threads": args.threads, "torch": torch.__version__,
+                          "minutes_used": round((time.monotonic() - t0) / 60, 1)},
+             "validation": report}
+    from referee.recognition.export import export
+
+    onnx_path = export(model, deck, out, report["temperature"], extra)
+    log(f"wrote {onnx_path} and {onnx_path.with_suffix('.json')} in {(time.monotonic() - t0) / 60:.1f} min")
+    return 0
+
+
+class _Logger:
+    def __init__(self, quiet: bool) -> None:
+        self.quiet = quiet
+
+    def __call__(self, msg: str) -> None:
+        if not self.quiet:
+            print(f"[train {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, SynthSet, dict[str, Any]]:
+    root = args.shared if args.shared is not None else shared_dir()
+    names = [s.name for s in face_sets(deck, root)]
+    holdout = list(DEFAULT_HOLDOUT[deck] if args.holdout is None else args.holdout)
+    unknown = sorted(set(holdout) - set(names))
+    if unknown:
+        from referee.errors import ConfigError
+
+        raise ConfigError(f"--holdout: no such {deck} print {unknown}; known: {names}")
+    train_sets = [n for n in names if n not in holdout]
+    n_faces = sum(len(s.files) for s in face_sets(deck, root) if s.name in train_sets)
+    per_face = max(1, args.samples // max(1, n_faces))
+    cache = args.cache / (root.resolve().as_posix().replace("/", "_")[-40:])
+
+    def progress(what: str) -> Any:
+        last = [0.0]
+
+        def show(done: int, total: int) -> None:
+            if time.monotonic() - last[0] > 15 or done == total:
+                last[0] = time.monotonic()
+                log(f"rendering {what}: {done}/{total} chunks")
+        return show
+
+    train = cached_set(cache, deck, train_sets, per_face, args.seed, workers=args.threads,
+                       root=root, progress=progress("training set"))
+    val_sets = holdout or train_sets
+    val = cached_set(cache, deck, val_sets, args.val_per_face, args.seed + 1000, workers=args.threads,
+                     root=root, progress=progress("validation set"))
+    plan = {"train_sets": train_sets, "holdout_sets": holdout, "per_face": per_face,
+            "train_crops": len(train), "val_crops": len(val)}
+    return train, val, plan
+
+
+def to_batch(images: np.ndarray, rng: np.random.Generator) -> Any:
+    """uint8 BGR NHWC -> normalised RGB NCHW tensor, with cheap on-line augmentation."""
+    import torch
+
+    x = torch.from_numpy(images[..., ::-1].copy()).permute(0, 3, 1, 2).float().div_(255.0)
+    n = x.shape[0]
+    # Both 180-degree orientations, a little exposure/contrast and a few pixels of shift.
+    flip = torch.from_numpy(rng.random(n) < 0.5)
+    x[flip] = x[flip].flip(2, 3)
+    gain = torch.from_numpy(rng.uniform(0.8, 1.2, (n, 1, 1, 1)).astype(np.float32))
+    bias = torch.from_numpy(rng.uniform(-0.08, 0.08, (n, 1, 1, 1)).astype(np.float32))
+    x = (x * gain + bias).clamp_(0.0, 1.0)
+    dx, dy = (int(v) for v in rng.integers(-3, 4, 2))
+    x = torch.roll(x, shifts=(dy, dx), dims=(2, 3))
+    return (x - MEAN) / STD
+
+
+def _fit(model: Any, data: SynthSet, args: argparse.Namespace, t0: float, log: _Logger) -> int:
+    import torch
+
+    rng = np.random.default_rng(args.seed)
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
+    labels = torch.from_numpy(data.labels)
+    total = args.steps
+    step, seen, correct, loss_sum = 0, 0, 0, 0.0
+    order = rng.permutation(len(data))
+    cursor = 0
+    timing_start = time.monotonic()
+    model.train()
+    while total is None or step < total:
+        if cursor + args.batch > len(order):
+            order, cursor = rng.permutation(len(data)), 0
+        idx = np.sort(order[cursor:cursor + args.batch])
+        cursor += args.batch
+        lr = _lr(step, total, args.lr)
+        for g in opt.param_groups:
+            g["lr"] = lr
+        x, y = to_batch(data.images[idx], rng), labels[idx]
+        logits, _ = model(x)
+        loss = torch.nn.functional.cross_entropy(logits, y, label_smoothing=0.05)
+        opt.zero_grad()
+        loss.backward()  # type: ignore[no-untyped-call]
+        opt.step()
+        step += 1
+        seen += len(idx)
+        correct += int((logits.argmax(1) == y).sum())
+        loss_sum += loss.item() * len(idx)
+        if total is None and step == 20:
+            per_step = (time.monotonic() - timing_start) / 20
+            left = args.minutes * 60 - (time.monotonic() - t0) - RESERVE_S
+            total = max(step + 10, int(left / per_step))
+            log(f"{per_step * 1000:.0f} ms/step -> {total} steps ({total * args.batch / len(data):.1f} epochs)")
+        if step % 200 == 0 or step == total:
+            log(f"step {step}/{total} lr {lr:.4f} loss {loss_sum / seen:.3f} train acc {correct / seen:.3f} "
+                f"({(time.monotonic() - t0) / 60:.1f} min)")
+            seen, correct, loss_sum = 0, 0, 0.0
+    model.eval()
+    return step
+
+
+def _lr(step: int, total: int | None, peak: float) -> float:
+    """Linear warm-up, then cosine decay to zero at ``total``."""
+    if step < WARMUP_STEPS or total is None:
+        return peak * (step + 1) / WARMUP_STEPS
+    frac = (step - WARMUP_STEPS) / max(1, total - WARMUP_STEPS)
+    return peak * 0.5 * (1 + math.cos(math.pi * min(1.0, frac)))
+
+
+def predict_logits(model: Any, images: np.ndarray, batch: int = 256) -> tuple[np.ndarray, np.ndarray]:
+    """(logits, embeddings) of the eval-mode model for uint8 BGR NHWC images."""
+    import torch
+
+    from referee.recognition.preprocess import to_tensor
+
+    outs, embs = [], []
+    with torch.no_grad():
+        for i in range(0, len(images), batch):
+            logits, emb = model(torch.from_numpy(to_tensor(images[i:i + batch])))
+            outs.append(logits.numpy())
+            embs.append(emb.numpy())
+    return np.concatenate(outs), np.concatenate(embs)
+
+
+def evaluate_synthetic(model: Any, data: SynthSet, deck: str) -> dict[str, Any]:
+    """Per-print accuracy, back rejection, confusion pairs and a fitted softmax temperature."""
+    from referee.recognition.metrics import fit_temperature, summarise
+
+    logits, _ = predict_logits(model, data.images)
+    names = [data.set_names[i] for i in data.set_ids]
+    report = summarise(logits.argmax(1), data.labels, names, RECOGNISER_LABELS[deck])
+    report["temperature"] = fit_temperature(logits, data.labels)
+    report["negatives_set"] = NEGATIVES
+    return report
+

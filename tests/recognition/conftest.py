@@ -1,0 +1,66 @@
+"""Fixtures: a tiny fake ``shared/faces`` tree (drawn here, no real scans needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.cards import FRENCH_RANKS, ITALIAN_RANKS, ITALIAN_SUITS
+
+FRENCH_SUIT_NAMES = ("clubs", "diamonds", "hearts", "spades")
+
+
+def draw_face(text: str, colour: tuple[int, int, int], size: tuple[int, int] = (60, 90)) -> np.ndarray:
+    """A white card with a coloured band and its code written on it."""
+    w, h = size
+    img = np.full((h, w, 3), 245, np.uint8)
+    cv2.rectangle(img, (4, 4), (w - 5, h // 3), colour, -1)
+    cv2.putText(img, text, (3, h - 12), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 1)
+    return img
+
+
+def make_shared(root: Path) -> Path:
+    """Two French prints, one Italian print, a back and a texture under ``root/faces``."""
+    rng = np.random.default_rng(0)
+    for print_name in ("fake_a/french", "fake_b/french"):
+        folder = root / "faces" / print_name
+        folder.mkdir(parents=True)
+        for suit in FRENCH_SUIT_NAMES:
+            for rank in FRENCH_RANKS:
+                colour = tuple(int(c) for c in rng.integers(0, 255, 3))
+                cv2.imwrite(str(folder / f"{suit}_{rank}.png"), draw_face(f"{rank}{suit[0]}", colour))
+    folder = root / "faces" / "fake_c" / "napoletane"
+    folder.mkdir(parents=True)
+    for suit in ITALIAN_SUITS:
+        for rank in ITALIAN_RANKS:
+            cv2.imwrite(str(folder / f"{suit}_{rank}.png"), draw_face(f"{suit[:2]}{rank}", (0, 0, 200)))
+    backs = root / "faces" / "fake_a" / "backs"
+    backs.mkdir()
+    cv2.imwrite(str(backs / "back.png"), np.tile(np.array([[0, 0, 200], [200, 200, 200]], np.uint8), (45, 30, 1)))
+    tex = root / "faces" / "scopy_lowres_and_textures" / "table_textures"
+    tex.mkdir(parents=True)
+    cv2.imwrite(str(tex / "felt.png"), rng.integers(0, 80, (200, 300, 3)).astype(np.uint8))
+    return root
+
+
+@pytest.fixture(scope="session")
+def fake_shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_shared(tmp_path_factory.mktemp("shared"))
+
+
+@pytest.fixture(scope="session")
+def smoke_models(fake_shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A French model trained for a few steps on the fake tree (seconds): the training path."""
+    from referee.cli import main
+
+    out = tmp_path_factory.mktemp("models")
+    cache = tmp_path_factory.mktemp("cache")
+    rc = main(["train", "--deck", "french", "--out", str(out), "--steps", "3", "--samples", "104",
+               "--val-per-face", "1", "--batch", "16", "--threads", "1", "--seed", "1",
+               "--holdout", "fake_b/french", "--shared", str(fake_shared), "--cache", str(cache),
+               "--quiet"])
+    assert rc == 0
+    return out

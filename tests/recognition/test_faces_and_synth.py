@@ -1,0 +1,57 @@
+"""The face catalogue reads the shared layout; the renderer is seeded and keeps its promises."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from referee.recognition import synth
+from referee.recognition.dataset import NEGATIVES, render_set
+from referee.recognition.faces import back_files, card_code, face_sets, texture_files
+from referee.recognition.preprocess import INPUT_SIZE
+
+
+def test_face_file_names_map_to_card_codes() -> None:
+    assert card_code("coppe_9") == ("italian", "coppe_9")
+    assert card_code("hearts_Q") == ("french", "QH")
+    assert card_code("clubs_10") == ("french", "10C")
+    assert card_code("bastoni_pip8") is None
+    assert card_code("back") is None
+
+
+def test_catalogue_splits_prints_by_family(fake_shared: Path) -> None:
+    french = face_sets("french", fake_shared)
+    assert [s.name for s in french] == ["fake_a/french", "fake_b/french"]
+    assert len(french[0].files) == 52 and "10H" in french[0].files
+    assert [s.name for s in face_sets("italian", fake_shared)] == ["fake_c/napoletane"]
+    assert len(back_files(fake_shared)) == 1 and len(texture_files(fake_shared)) == 1
+
+
+def test_rendered_set_is_reproducible_and_labelled(fake_shared: Path) -> None:
+    a = render_set("french", ["fake_a/french"], 1, seed=3, back_count=4, workers=1, root=fake_shared)
+    b = render_set("french", ["fake_a/french"], 1, seed=3, back_count=4, workers=1, root=fake_shared)
+    c = render_set("french", ["fake_a/french"], 1, seed=4, back_count=4, workers=1, root=fake_shared)
+    assert a.images.shape == (56, INPUT_SIZE[1], INPUT_SIZE[0], 3)
+    assert np.array_equal(a.images, b.images)
+    assert not np.array_equal(a.images, c.images)
+    assert a.set_names == ("fake_a/french", NEGATIVES)
+    assert (a.labels[-4:] == 52).all() and (a.set_ids[-4:] == 1).all()
+
+
+def test_occlusion_never_covers_more_than_the_limit() -> None:
+    rng = np.random.default_rng(0)
+    art = synth.prepare_art(np.full((90, 60, 4), 255, np.uint8), 0.02)
+    pool = [synth.prepare_art(np.zeros((90, 60, 4), np.uint8) + np.uint8([0, 0, 0, 255]), 0.0)]
+    for _ in range(30):
+        canvas = np.zeros((200, 160, 3), np.float32)
+        mask = synth.paste(canvas, art, 60, 90, 80, 100, 0.0)
+        before = canvas.copy()
+        synth.occlude(canvas, mask, (50, 55, 60, 90), pool, rng, max_cover=0.4)
+        changed = (np.abs(canvas - before).max(axis=2) > 40) & (mask > 127)
+        assert changed.sum() / (mask > 127).sum() <= 0.45
+
+
+def test_rounded_mask_cuts_the_corners() -> None:
+    mask = synth.rounded_mask(60, 90, 8)
+    assert mask[0, 0] == 0 and mask[45, 30] == 255 and mask[0, 30] == 255

@@ -1,0 +1,128 @@
+"""Training path (tiny smoke run) and the runtime API contract on the model it exports."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from referee.cards import RECOGNISER_LABELS
+from referee.errors import BadCardError, ModelError
+from referee.recognition import CardClassifier, Prediction
+from referee.recognition.classifier import softmax
+from referee.recognition.preprocess import INPUT_SIZE, check_crop, resize_crop, to_tensor
+
+
+def crops(n: int, seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return [rng.integers(0, 255, (int(rng.integers(40, 200)), int(rng.integers(30, 150)), 3), np.uint8)
+            for _ in range(n)]
+
+
+def test_training_writes_onnx_and_labels_json(smoke_models: Path) -> None:
+    meta = json.loads((smoke_models / "french.json").read_text())
+    assert meta["labels"] == list(RECOGNISER_LABELS["french"])
+    assert meta["input_size"] == list(INPUT_SIZE)
+    assert meta["training"]["steps"] == 3 and meta["training"]["holdout_sets"] == ["fake_b/french"]
+    assert "fake_b/french" in meta["validation"]["per_set"]
+    assert meta["temperature"] > 0
+
+
+def test_classify_returns_calibrated_top_k_per_crop(smoke_models: Path) -> None:
+    clf = CardClassifier.load("french", smoke_models, threads=1)
+    assert clf.labels == RECOGNISER_LABELS["french"] and clf.input_size == INPUT_SIZE
+    preds = clf.classify(crops(5))
+    assert len(preds) == 5 and all(isinstance(p, Prediction) for p in preds)
+    for p in preds:
+        probs = [c for _, c in p.top]
+        assert p.card == p.top[0][0] and p.confidence == probs[0]
+        assert probs == sorted(probs, reverse=True) and sum(probs) <= 1.0 + 1e-5
+    assert clf.classify([]) == []
+
+
+def test_a_batch_is_one_onnxruntime_call(smoke_models: Path) -> None:
+    clf = CardClassifier.load("french", smoke_models)
+    calls: list[int] = []
+    real = clf._session
+
+    class Spy:
+        def run(self, names: object, feeds: dict[str, np.ndarray]) -> object:
+            calls.append(len(next(iter(feeds.values()))))
+            return real.run(names, feeds)  # type: ignore[attr-defined]
+
+    clf._session = Spy()
+    clf.classify(crops(8))
+    assert calls == [8]
+
+
+def test_embeddings_are_unit_vectors(smoke_models: Path) -> None:
+    emb = CardClassifier.load("french", smoke_models).embed(crops(3))
+    assert emb.shape == (3, 128)
+    assert np.allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-4)
+
+
+def test_unknown_deck_is_a_bad_card_error(smoke_models: Path) -> None:
+    with pytest.raises(BadCardError, match="tarocchi"):
+        CardClassifier.load("tarocchi", smoke_models)
+
+
+def test_missing_model_names_the_file(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match=r"italian\.onnx"):
+        CardClassifier.load("italian", tmp_path)
+
+
+def test_corrupt_model_names_the_file(smoke_models: Path, tmp_path: Path) -> None:
+    shutil.copy(smoke_models / "french.json", tmp_path / "french.json")
+    (tmp_path / "french.onnx").write_bytes(b"not an onnx graph")
+    with pytest.raises(ModelError, match=r"french\.onnx"):
+        CardClassifier.load("french", tmp_path)
+
+
+def test_input_size_mismatch_is_refused(smoke_models: Path, tmp_path: Path) -> None:
+    shutil.copy(smoke_models / "french.onnx", tmp_path / "french.onnx")
+    meta = json.loads((smoke_models / "french.json").read_text())
+    meta["input_size"] = [48, 72]
+    (tmp_path / "french.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match="input"):
+        CardClassifier.load("french", tmp_path)
+
+
+def test_labels_of_another_deck_are_refused(smoke_models: Path, tmp_path: Path) -> None:
+    shutil.copy(smoke_models / "french.onnx", tmp_path / "italian.onnx")
+    meta = json.loads((smoke_models / "french.json").read_text())
+    meta["deck"] = "italian"
+    (tmp_path / "italian.json").write_text(json.dumps(meta))
+    with pytest.raises(ModelError, match="labels"):
+        CardClassifier.load("italian", tmp_path)
+
+
+@pytest.mark.parametrize("bad", [np.zeros((90, 60), np.uint8), np.zeros((90, 60, 3), np.float32),
+                                 np.zeros((4, 60, 3), np.uint8), "crop.png"])
+def test_bad_crops_are_refused_by_index(bad: object) -> None:
+    with pytest.raises(BadCardError, match="crop 2"):
+        check_crop(bad, 2)
+
+
+def test_landscape_crops_are_turned_portrait() -> None:
+    crop = np.zeros((60, 90, 3), np.uint8)
+    crop[:, :10] = 255  # left edge of a landscape crop ends up on top after a clockwise turn
+    out = resize_crop(crop)
+    assert out.shape == (INPUT_SIZE[1], INPUT_SIZE[0], 3)
+    assert out[:5].mean() > 200 and out[-5:].mean() < 10
+
+
+def test_tensor_is_rgb_nchw_normalised() -> None:
+    img = np.zeros((INPUT_SIZE[1], INPUT_SIZE[0], 3), np.uint8)
+    img[..., 2] = 255  # red in BGR
+    t = to_tensor(img)
+    assert t.shape == (1, 3, INPUT_SIZE[1], INPUT_SIZE[0])
+    assert t[0, 0].mean() == pytest.approx(2.0) and t[0, 2].mean() == pytest.approx(-2.0)
+
+
+def test_temperature_softens_probabilities() -> None:
+    logits = np.array([[4.0, 1.0, 0.0]], np.float32)
+    assert softmax(logits, 2.0)[0, 0] < softmax(logits, 1.0)[0, 0]
+    assert softmax(logits, 2.0).sum() == pytest.approx(1.0)
