@@ -60,6 +60,8 @@ class Game(ABC):
     options_type: ClassVar[type[GameOptions]] = GameOptions
     #: a match starts with the highest-card draw for the dealer (random playouts send one)
     dealer_draw: ClassVar[bool] = False
+    #: the deal always passes to :meth:`next_dealer`; another dealer is a ``wrong_dealer``
+    dealer_rotates: ClassVar[bool] = False
 
     def __init__(self, options: GameOptions | Mapping[str, Any] | None = None) -> None:
         if not isinstance(options, GameOptions):

@@ -225,8 +225,18 @@ class Referee:
             self._rebuild(self._deal_events)  # the game may have half-changed the deal
             raise
         self._deal_events.append(ev)
+        if self._settle(game, deal, calls):
+            return calls
         calls.extend(self._maybe_start_play(game, deal))
         return calls
+
+    def _settle(self, game: Game, deal: DealState, calls: list[Call]) -> bool:
+        """A hook ended the deal itself (``deal.result`` set: void deal, forfeit): finish it
+        once as any deal ends (match score, next dealer, ``deal_end``).  True if over."""
+        assert self.match is not None
+        if deal.result is not None and self.match.deals < deal.number:
+            calls.extend(self._end_deal(game, deal, deal.result))
+        return deal.phase == "over" or deal.result is not None
 
     # ------------------------------------------------------------- deal start
     def _start_deal(self, ev: DealEvent) -> list[Call]:
@@ -258,9 +268,26 @@ class Referee:
                     expected=self._drawn_dealer,
                 )
             )
+        if (
+            game.dealer_rotates
+            and number > 1
+            and ev.dealer is not None
+            and self._next_dealer is not None
+            and ev.dealer != self._next_dealer
+        ):
+            calls.append(
+                ViolationCall(
+                    seat=ev.dealer,
+                    rule="wrong_dealer",
+                    trick=0,
+                    detail=f"the deal passes to {self._next_dealer}",
+                    expected=self._next_dealer,
+                )
+            )
         if dealer not in ev.seats:
             dealer = ev.seats[-1]
         deal = DealState(ev.game, number, ev.seats, dealer, game.options)
+        deal.carry = copy.deepcopy(match.extra)
         calls.extend(game.start_deal(deal, ev))  # raises before anything is committed
         snapshot = (copy.deepcopy(match), self._next_dealer)
         self.game, self.match, self.deal = game, match, deal
@@ -384,6 +411,8 @@ class Referee:
         else:
             deal.seen[card] += 1
         calls.extend(game.on_play(deal, seat, card))
+        if self._settle(game, deal, calls):
+            return calls
         if seat != expected:
             result = game.penalty(deal, seat, "out_of_turn")
             if result is not None:
@@ -426,7 +455,7 @@ class Referee:
         deal.trick = None
         calls: list[Call] = [TrickCall(trick.number, winner, trick.codes(), points)]
         calls.extend(game.after_trick(deal, trick, winner))
-        if deal.phase == "over":  # the game ended the deal itself (e.g. a forfeit)
+        if self._settle(game, deal, calls):  # the game ended the deal itself
             return calls
         if len(deal.tricks) >= game.tricks_per_deal(deal):
             return calls + self._end_deal(game, deal, game.score_deal(deal))

@@ -83,6 +83,8 @@ class DealState:
     violations: list[tuple[str, str, int]] = field(default_factory=list)  #: (seat, rule, trick)
     result: DealResult | None = None
     extra: dict[str, Any] = field(default_factory=dict)  #: the game's own per-deal data
+    #: a copy of ``MatchState.extra`` as the deal began (read it, e.g. belotta's pot in play)
+    carry: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         for seat in self.seats:

@@ -26,7 +26,7 @@ from referee.rules import (
 )
 from referee.rules import game as game_module
 from referee.rules.calls import TrickCall, TurnCall, ViolationCall
-from referee.rules.events import ContractEvent, DeclareEvent, Event, PlayEvent
+from referee.rules.events import ContractEvent, DeclareEvent, Event, GameEvent, PlayEvent
 from referee.rules.game import Game, Table
 from referee.rules.playout import PlayoutError, random_deal_events
 from referee.rules.referee import show_cards
@@ -48,6 +48,7 @@ class Toy(Game):
     """4 seats, 8 cards each; a contract names trump; follow, else trump, overtrump."""
 
     name = "toy"
+    dealer_rotates = True
     seat_counts = (4,)
     deck: ClassVar[Deck] = FRENCH_32
 
@@ -63,6 +64,9 @@ class Toy(Game):
             if trump not in ("C", "D", "H", "S"):
                 raise EventError(f"key 'trump': bad suit {trump!r}")
             deal.trump, deal.phase = trump, "play"
+            return []
+        if isinstance(event, GameEvent) and event.name == "void":
+            deal.result, deal.phase = DealResult({}, None, {"void": True}), "over"
             return []
         if isinstance(event, DeclareEvent):
             cards = [Card.parse(c) for c in event.cards]
@@ -94,7 +98,9 @@ class Toy(Game):
     def add_deal(
         self, match: MatchState, deal: DealState, result: DealResult
     ) -> MatchOutcome | None:
-        assert result.winner is not None
+        match.extra["seen_deals"] = match.extra.get("seen_deals", 0) + 1
+        if result.winner is None:
+            return None
         match.score[result.winner] = match.score.get(result.winner, 0) + 1
         return MatchOutcome(result.winner, dict(match.score)) if match.deals >= 2 else None
 
@@ -507,3 +513,31 @@ def test_strict_playout_raises_on_a_broken_game(monkeypatch: pytest.MonkeyPatch)
     with pytest.raises(PlayoutError, match="violation"):
         for seed in range(20):
             random_deal_events("toy", seed)
+
+
+def test_a_game_event_can_end_the_deal_and_the_engine_finishes_it() -> None:
+    ref = Referee()
+    run(ref, deal(dealer="E"))
+    out = run(ref, {"event": "void", "seat": "N"})
+    assert out == [{"call": "deal_end", "points": {}, "winner": None, "void": True}]
+    assert ref.match is not None and ref.match.deals == 1 and ref.next_dealer == "N"
+    with pytest.raises(PhaseError, match="over"):
+        ref.apply(play("N", "7S"))
+    run(ref, deal(dealer="N"))
+    assert ref.deal is not None and ref.deal.carry == {"seen_deals": 1}
+
+
+def test_wrong_dealer_when_the_deal_must_rotate() -> None:
+    ref = Referee()
+    run(ref, deal(dealer="E"), {"event": "void"})
+    out = run(ref, deal(dealer="S"))
+    assert out == [
+        {
+            "call": "violation",
+            "seat": "S",
+            "rule": "wrong_dealer",
+            "trick": 0,
+            "detail": "the deal passes to N",
+            "expected": "N",
+        }
+    ]
