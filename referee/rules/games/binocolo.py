@@ -42,7 +42,7 @@ from referee.rules.errors import EventError, OptionError, PhaseError
 from referee.rules.events import ContractEvent, DealEvent, DeclareEvent, DiscardEvent, Event
 from referee.rules.game import Game, Table, parse_deck_card
 from referee.rules.games import binocolo_rules as br
-from referee.rules.games.binocolo_melds import MeldBook, classify, copies_needed, find_melds
+from referee.rules.games.binocolo_melds import COPIES, MeldBook, classify, find_melds, honest_melds
 from referee.rules.options import GameOptions
 from referee.rules.state import DealResult, DealState, MatchOutcome, MatchState, team_name
 from referee.rules.tricks import Obligation, Trick
@@ -171,16 +171,10 @@ class Binocolo(Game):
         cards = [parse_deck_card(self, code, "cards") for code in event.cards]
         meld = classify(event.seat, cards, deal.trump, scala_any_suit=self.options.scala == "any_suit")
         book: MeldBook = deal.extra["melds"]
-        before = copies_needed(book.seat_melds(event.seat), reuse_across_kinds=self._reuse)
         book.add(meld, Counter(deal.extra["discard"]))
-        after = copies_needed(book.seat_melds(event.seat), reuse_across_kinds=self._reuse)
-        # The new copies are now known to be in the seat's hand.  The book has already checked
-        # them against the two copies of each face, and no card is played yet, so there is no
-        # duplicate to report and no obligation to prove (the engine's show_cards would skip a
-        # second copy of a card already shown).
-        for card, n in (after - before).items():
-            deal.seen[card] += n
-            deal.known[event.seat].extend([card] * n)
+        # Melded cards are not marked as seen in the seat's hand (the engine's show_cards):
+        # with two copies of each face, a false meld would then turn another seat's genuine
+        # play into a duplicate.  A meld is checked against the plays instead (on_play).
         return [game_call("declaration", **meld.to_dict())]
 
     def first_leader(self, deal: DealState) -> str:
@@ -213,25 +207,44 @@ class Binocolo(Game):
         found = br.obligations(trick.cards, card, trump, self.options.card_order, self.options.overtrump)
         return [Obligation(rule, cards, _detail(rule, trick, trump)) for rule, cards in found]
 
-    def after_trick(self, deal: DealState, trick: Trick, winner: str) -> list[Call]:
-        """At the deal end every card has been seen: report the melds never backed by plays."""
-        if trick.number < self.tricks_per_deal(deal):
-            return []
-        from referee.rules.referee import violation
-
+    def on_play(self, deal: DealState, seat: str, card: Card) -> list[Call]:
+        """A meld is false once the copies seen outside its seat leave too few for it: report
+        it the moment a play proves it.  Only plays by other seats lower what a seat can hold,
+        and every card is seen by the deal end, so every false meld is reported by then."""
+        book: MeldBook = deal.extra["melds"]
+        suspects = {m.seat for m in book.melds if m.seat != seat and card in m.cards}
         calls: list[Call] = []
-        for meld in self._score(deal).false_melds:
-            codes = " ".join(c.code for c in meld.cards)
-            calls.append(
-                violation(
-                    deal,
-                    meld.seat,
-                    FALSE_MELD,
-                    f"{meld.seat} melded {meld.kind} ({codes}) but did not play those cards",
-                    trick=0,
-                    extra={"kind": meld.kind, "cards": [c.code for c in meld.cards]},
+        for holder in sorted(suspects):
+            calls += self._false_melds(deal, holder, seat, card)
+        return calls
+
+    def _false_melds(self, deal: DealState, holder: str, seat: str, card: Card) -> list[Call]:
+        from referee.rules.referee import violation  # the engine imports games lazily
+
+        book: MeldBook = deal.extra["melds"]
+        played = Counter(deal.played[holder])
+        outside = deal.seen - played  # copies seen played by others or discarded
+        capacity = Counter({c: COPIES - outside[c] for c in self.deck.faces})
+        reported: list[int] = deal.extra.setdefault("false_melds", [])
+        calls: list[Call] = []
+        mine = [(i, m) for i, m in enumerate(book.melds) if m.seat == holder]
+        _, false = honest_melds([m for _, m in mine], capacity, reuse_across_kinds=self._reuse)
+        for i, meld in mine:
+            if any(meld is f for f in false) and i not in reported:
+                reported.append(i)
+                codes = " ".join(c.code for c in meld.cards)
+                calls.append(
+                    violation(
+                        deal,
+                        holder,
+                        FALSE_MELD,
+                        f"{holder} melded {meld.kind} ({codes}) without the cards: "
+                        f"{seat} played {card.code} (rule 3)",
+                        card=codes,
+                        proof=card.code,
+                        extra={"kind": meld.kind, "cards": [c.code for c in meld.cards]},
+                    )
                 )
-            )
         return calls
 
     # ---------------------------------------------------------------- scoring
