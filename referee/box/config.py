@@ -31,7 +31,7 @@ GAMES: dict[str, tuple[str, tuple[int, ...]]] = {
     "binocolo": ("french", (3, 4)),
 }
 LANGUAGES = ("it", "en")
-DISPLAY_DRIVERS = ("ssd1306", "sh1106", "none")
+DISPLAY_DRIVERS = ("ssd1306", "ssd1309", "sh1106", "none")
 PIN_FACTORIES = ("auto", "lgpio", "rpigpio", "native", "mock")
 GPIO_RANGE = range(0, 28)  # BCM numbers on the 40-pin header
 

@@ -1,6 +1,6 @@
 """LEDs and buzzer (gpiozero): what the table sees and hears, as named patterns.
 
-Wiring (see ``hardware/wiring.md``): one LED per seat and a red violation LED, each through a
+Wiring (see ``hardware/README.md``): one LED per seat and a red violation LED, each through a
 330 ohm resistor to GND; an active 3.3 V buzzer (through an NPN transistor). Pins come from
 the config; every device takes the injected ``pin_factory`` so tests use ``MockFactory``.
 

@@ -65,7 +65,7 @@ def test_chiamata_five_seats_need_five_leds() -> None:
         ("[thresholds]\nconfidence = 1.5", r"thresholds\.confidence: expected a number 0\.0\.\.1\.0, got 1\.5"),
         ("[timer]\nenabled = 'yes'", r"timer\.enabled: expected true or false, got 'yes'"),
         ("[timer]\nseconds = 20\nwarning_s = 20", r"timer\.warning_s: expected an integer 0\.\.19, got 20"),
-        ("[display]\ndriver = 'ssd1309'", r"display\.driver: expected one of 'ssd1306', 'sh1106', 'none'"),
+        ("[display]\ndriver = 'ssd1351'", r"display\.driver: expected one of 'ssd1306', 'ssd1309', 'sh1106', 'none'"),
         ("[display]\ni2c_address = 200", r"display\.i2c_address: expected an integer 3\.\.119, got 200"),
         ("[pins]\nbuzzer = 40", r"pins\.buzzer: expected an integer 0\.\.27, got 40"),
         ("[pins]\nbuzzer = true", r"pins\.buzzer: expected an integer 0\.\.27, got True"),
