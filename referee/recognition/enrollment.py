@@ -13,7 +13,6 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from referee.cards import BACK
 from referee.errors import ModelError
 from referee.recognition.model_info import ModelInfo
 
@@ -80,17 +79,9 @@ class Enrollment:
         z -= z.max(axis=1, keepdims=True)
         proto = np.exp(z)
         proto /= proto.sum(axis=1, keepdims=True)
-        back = labels.index(BACK)
-        target = np.zeros_like(probs)
-        if BACK in self.codes:
-            target[:, index] = proto
-        else:
-            # Prototypes only share out the base model's mass on cards, not its 'back' vote.
-            target[:, back] = probs[:, back]
-            target[:, index] = proto * (1.0 - probs[:, back:back + 1])
-        # Cards with no prototype keep their base share.
-        missing = [i for i in range(len(labels)) if i not in index and i != back]
-        target[:, missing] = probs[:, missing]
-        target /= target.sum(axis=1, keepdims=True)
+        # The prototypes share out only the mass the base model gives the enrolled codes:
+        # 'back' (unless enrolled) and cards without a prototype keep their base share.
+        target = probs.copy()
+        target[:, index] = proto * probs[:, index].sum(axis=1, keepdims=True)
         out: F32 = ((1.0 - self.weight) * probs + self.weight * target).astype(np.float32)
         return out

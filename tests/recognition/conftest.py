@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -44,6 +45,11 @@ def make_shared(root: Path) -> Path:
     tex.mkdir(parents=True)
     cv2.imwrite(str(tex / "felt.png"), rng.integers(0, 80, (200, 300, 3)).astype(np.uint8))
     return root
+
+
+@pytest.fixture(scope="session")
+def face_drawer() -> Callable[..., np.ndarray]:
+    return draw_face
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,90 @@
+"""Deck enrollment: prototype blending, the enrollment file, and ``referee enroll``."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.cards import BACK
+from referee.cli import main
+from referee.errors import BadCardError, ModelError
+from referee.recognition import CardClassifier, Enrollment
+
+LABELS = ("A", "B", "C", BACK)
+
+
+def unit(v: list[float]) -> np.ndarray:
+    a = np.array(v, np.float32)
+    return a / np.linalg.norm(a)
+
+
+def enrollment(codes: tuple[str, ...] = ("A", "B")) -> Enrollment:
+    protos = np.stack([unit([1, 0, 0]), unit([0, 1, 0]), unit([0, 0, 1])][: len(codes)])
+    return Enrollment("test", codes, protos, "sha", weight=0.7, scale=20.0)
+
+
+def test_a_close_prototype_overrules_a_wrong_base_guess() -> None:
+    base = np.array([[0.1, 0.8, 0.05, 0.05]], np.float32)  # base model says B
+    out = enrollment().blend(base, unit([1, 0.05, 0])[None], LABELS)  # looks like A's prototype
+    assert out[0].argmax() == 0
+    assert out.sum() == pytest.approx(1.0)
+
+
+def test_prototypes_do_not_steal_the_back_vote() -> None:
+    base = np.array([[0.05, 0.05, 0.0, 0.9]], np.float32)
+    out = enrollment().blend(base, unit([1, 0, 0])[None], LABELS)
+    assert out[0, 3] == pytest.approx(0.9, abs=1e-5)
+
+
+def test_cards_without_prototype_keep_their_base_share() -> None:
+    base = np.array([[0.1, 0.1, 0.7, 0.1]], np.float32)
+    out = enrollment().blend(base, unit([1, 0, 0])[None], LABELS)
+    assert out[0, 2] == pytest.approx(0.7, abs=1e-5)
+
+
+def test_enrollment_file_round_trips(tmp_path: Path) -> None:
+    e = enrollment()
+    e.save(tmp_path / "deck.npz")
+    back = Enrollment.load(tmp_path / "deck.npz")
+    assert back.codes == e.codes and np.allclose(back.prototypes, e.prototypes)
+    with pytest.raises(ModelError, match=r"missing\.npz"):
+        Enrollment.load(tmp_path / "missing.npz")
+    (tmp_path / "bad.npz").write_bytes(b"garbage")
+    with pytest.raises(ModelError, match=r"bad\.npz"):
+        Enrollment.load(tmp_path / "bad.npz")
+
+
+def test_enroll_command_writes_prototypes_the_classifier_uses(
+    smoke_models: Path, tmp_path: Path, face_drawer: Callable[..., np.ndarray]
+) -> None:
+    photos = tmp_path / "photos"
+    photos.mkdir()
+    for code, colour in (("AH", (0, 0, 255)), ("10C", (0, 0, 0)), ("10C-2", (10, 10, 10))):
+        table = np.full((200, 160, 3), 40, np.uint8)
+        table[30:170, 30:125] = cv2.resize(face_drawer(code, colour), (95, 140))
+        cv2.imwrite(str(photos / f"{code}.jpg"), table)
+    out = tmp_path / "club.npz"
+    assert main(["enroll", "--deck", "french", "--photos", str(photos), "--out", str(out),
+                 "--model-dir", str(smoke_models), "--threads", "1"]) == 0
+    e = Enrollment.load(out)
+    assert e.codes == ("10C", "AH") and e.prototypes.shape == (2, 128)
+    clf = CardClassifier.load("french", smoke_models, enrollment=out)
+    assert clf.enrollment is not None and len(clf.classify([table])) == 1
+
+
+def test_enrollment_from_another_model_is_refused(smoke_models: Path, tmp_path: Path) -> None:
+    e = Enrollment("french", ("AH",), unit([1] * 128)[None], "0" * 64)
+    with pytest.raises(ModelError, match="another model"):
+        CardClassifier.load("french", smoke_models, enrollment=e)
+
+
+def test_photo_not_named_by_a_card_code_is_named_in_the_error(smoke_models: Path, tmp_path: Path) -> None:
+    (tmp_path / "p").mkdir()
+    cv2.imwrite(str(tmp_path / "p" / "joker.jpg"), np.zeros((90, 60, 3), np.uint8))
+    with pytest.raises(BadCardError, match=r"joker\.jpg"):
+        main(["enroll", "--deck", "french", "--photos", str(tmp_path / "p"), "--out",
+              str(tmp_path / "x.npz"), "--model-dir", str(smoke_models)])
