@@ -54,13 +54,19 @@ def strength(card: Card, trump: str, lead_suit: str) -> int:
     return 0
 
 
+@cache
+def _strengths(trump: str, lead_suit: str) -> dict[Card, int]:
+    return {c: strength(c, trump, lead_suit) for c in FRENCH_32.faces}
+
+
 def trick_winner(cards: Sequence[Card], trump: str) -> int:
     """Rule 2b: index of the winning card — the highest trump, else the highest of the suit led."""
-    lead = cards[0].suit
-    best = 0
+    table = _strengths(trump, cards[0].suit)  # the referee asks this on every play: keep it cheap
+    best, top = 0, table[cards[0]]
     for i in range(1, len(cards)):
-        if strength(cards[i], trump, lead) > strength(cards[best], trump, lead):
-            best = i
+        value = table[cards[i]]
+        if value > top:
+            best, top = i, value
     return best
 
 
