@@ -273,13 +273,27 @@ def available_games() -> list[str]:
     return names
 
 
+_DECK_LOOKUP: dict[str, dict[str, Card]] = {}
+
+
+def deck_lookup(deck: Deck) -> dict[str, Card]:
+    """``code -> Card`` for the faces of ``deck``, built once per deck name.
+
+    The referee checks every played code against the deck; a dict lookup keeps that check
+    cheap (``card in deck`` hashes the whole face tuple on each call)."""
+    table = _DECK_LOOKUP.get(deck.name)
+    if table is None:
+        table = _DECK_LOOKUP[deck.name] = {card.code: card for card in deck.faces}
+    return table
+
+
 def parse_deck_card(game: Game, code: str, key: str = "card") -> Card:
     """Parse ``code`` as a card of ``game``'s deck, raising :class:`EventError` naming ``key``."""
     try:
         card = parse_card(code)
     except BadCardError as exc:
         raise EventError(f"key {key!r}: {exc}") from None
-    if card not in game.deck:
+    if deck_lookup(game.deck).get(code) != card:
         raise EventError(f"key {key!r}: {code!r} is not a card of the {game.deck.name} deck")
     return card
 
@@ -289,6 +303,7 @@ __all__ = [
     "Game",
     "Table",
     "available_games",
+    "deck_lookup",
     "get_game",
     "parse_deck_card",
 ]

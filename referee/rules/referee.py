@@ -51,7 +51,7 @@ from referee.rules.events import (
     UndoEvent,
     parse_event,
 )
-from referee.rules.game import Game, get_game
+from referee.rules.game import Game, deck_lookup, get_game
 from referee.rules.options import parse_options
 from referee.rules.state import DealResult, DealState, MatchOutcome, MatchState, PendingObligation
 from referee.rules.tricks import Trick
@@ -191,7 +191,11 @@ class Referee:
     # ------------------------------------------------------------- events
     def apply(self, event: Mapping[str, Any] | Event) -> list[Call]:
         """Apply one event; return the calls it causes (see module docs)."""
-        ev = event if isinstance(event, EVENT_TYPES) else parse_event(event)
+        ev = (
+            parse_event(event)
+            if type(event) is dict or not isinstance(event, EVENT_TYPES)
+            else event
+        )
         if isinstance(ev, PlayEvent):
             return self._play(ev)
         if isinstance(ev, DealEvent):
@@ -364,7 +368,7 @@ class Referee:
                     card=ev.card,
                 )
             ]
-        if seat in trick.seats:
+        if _has_played(trick, seat):
             return [
                 violation(
                     deal,
@@ -419,7 +423,7 @@ class Referee:
                 return calls + self._end_deal(game, deal, result)
         if len(trick.plays) >= game.trick_size(deal):
             return calls + self._take_trick(game, deal, trick)
-        turn = next(s for s in _order_from(deal, trick.leader) if s not in trick.seats)
+        turn = _next_to_play(deal.seats, trick)
         if turn != deal.turn:
             deal.turn = turn
             calls.append(TurnCall(turn))
@@ -516,13 +520,20 @@ class Referee:
 
 
 def _deck_card(game: Game, code: str) -> Card | None:
-    try:
-        card = parse_card(code)
-    except BadCardError:
-        return None
-    return card if card in game.deck else None
+    return deck_lookup(game.deck).get(code)
 
 
-def _order_from(deal: DealState, leader: str) -> list[str]:
-    i = deal.seats.index(leader)
-    return list(deal.seats[i:] + deal.seats[:i])
+def _has_played(trick: Trick, seat: str) -> bool:
+    return any(s == seat for s, _ in trick.plays)
+
+
+def _next_to_play(seats: tuple[str, ...], trick: Trick) -> str:
+    """The first seat from the trick's leader, in play order, that has not played to it."""
+    played = {s for s, _ in trick.plays}
+    n = len(seats)
+    i = seats.index(trick.leader)
+    for k in range(n):
+        seat = seats[(i + k) % n]
+        if seat not in played:
+            return seat
+    return trick.leader

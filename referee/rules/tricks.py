@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 
 from referee.cards import Card, Deck
 
@@ -79,23 +78,33 @@ def winner_index(cards: Sequence[Card], trump: str | None, strength: Mapping[str
     return best
 
 
-@cache
+# Caches are keyed by deck name: hashing a Deck hashes its whole tuple of faces.
+_SUIT_CARDS: dict[tuple[str, str], frozenset[Card]] = {}
+_STRONGER: dict[tuple[str, Card, int], frozenset[Card]] = {}
+_ORDERS: dict[int, Mapping[str, int]] = {}
+
+
 def suit_cards(deck: Deck, suit: str) -> frozenset[Card]:
     """All faces of ``suit`` in ``deck``."""
-    return frozenset(c for c in deck.faces if c.suit == suit)
+    key = (deck.name, suit)
+    found = _SUIT_CARDS.get(key)
+    if found is None:
+        found = _SUIT_CARDS[key] = frozenset(c for c in deck.faces if c.suit == suit)
+    return found
 
 
 def stronger_cards(deck: Deck, than: Card, strength: Mapping[str, int]) -> frozenset[Card]:
     """Faces of ``than``'s suit in ``deck`` that beat ``than``."""
-    return _stronger(deck, than, tuple(sorted(strength.items())))
-
-
-@cache
-def _stronger(deck: Deck, than: Card, strength: tuple[tuple[str, int], ...]) -> frozenset[Card]:
-    order = dict(strength)
-    return frozenset(
-        c for c in deck.faces if c.suit == than.suit and order[c.rank] > order[than.rank]
-    )
+    # keyed by the order's identity (orders are module constants in the games); the order is
+    # kept alive in _ORDERS so its id can never be reused by another mapping
+    key = (deck.name, than, id(strength))
+    found = _STRONGER.get(key)
+    if found is None:
+        _ORDERS[id(strength)] = strength
+        found = _STRONGER[key] = frozenset(
+            c for c in deck.faces if c.suit == than.suit and strength[c.rank] > strength[than.rank]
+        )
+    return found
 
 
 def best_of_suit(cards: Iterable[Card], suit: str, strength: Mapping[str, int]) -> Card | None:
