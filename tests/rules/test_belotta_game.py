@@ -525,3 +525,18 @@ def test_find_declarations_for_playouts() -> None:
     hand = [parse_card(c) for c in ["JC", "JD", "JH", "JS", "AS", "KS", "QS", "7D"]]
     found = find_declarations(hand, "S")
     assert [len(f) for f in found] == [4, 3, 2]
+
+
+def test_out_of_turn_is_reported_only_by_default() -> None:
+    ref = new_ref()
+    calls = play(ref, "W:8S")
+    assert violations(calls) == [("W", "out_of_turn", 1)]
+    assert ref.deal is not None and ref.deal.phase == "play"
+
+
+def test_out_of_turn_lose_game_option_gives_the_deal_to_the_others() -> None:
+    ref = new_ref(options={"out_of_turn": "lose_game"})
+    calls = play(ref, "W:8S")
+    end = deal_end(calls)
+    assert end["winner"] == "N+S"
+    assert ref.match is not None and ref.match.score == {"N+S": 16, "W+E": 0}
