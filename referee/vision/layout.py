@@ -5,10 +5,11 @@ ArUco markers 0 (top left), 1 (top right), 2 (bottom right), 3 (bottom left).  A
 mat's zones plus one homography ``mat -> image pixels`` measured on a frame of a given size
 (``referee calibrate``), so a bumped camera only needs a new homography.
 
-Seats are named in play order and sit counter-clockwise seen from above, the first at the
-bottom edge (the camera's "south").  Zones::
+Seats are named in play order.  Compass names (``N``, ``W``, ``S``, ``E``, ...) sit where
+they say, ``S`` at the bottom edge of the frame; other names go counter-clockwise seen from
+above (the Italian direction of play), the first at the bottom.  Zones::
 
-    layout = TableLayout.default(("S", "E", "N", "W"), frame_size=(1280, 720))
+    layout = TableLayout.default(("N", "W", "S", "E"), frame_size=(1280, 720))
     layout.zone_of((640, 700))      # -> "S"; also "play", "stock" or "outside"
     layout.save("layout.json"); TableLayout.load("layout.json").check_frame((720, 1280, 3))
 """
@@ -27,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.errors import ConfigError
+from referee.rules.playout import DEFAULT_SEATS
 
 #: (n, 2) float arrays of points; loosely typed as OpenCV's stubs return plain Mats
 Points = npt.NDArray[Any]
@@ -52,16 +54,25 @@ class LayoutError(ConfigError):
 
 
 def default_seat_names(count: int) -> tuple[str, ...]:
-    """Seat names used when none are given: compass points in play order."""
-    names = {
-        2: ("S", "N"),
-        3: ("S", "E", "W"),
-        4: ("S", "E", "N", "W"),
-        5: ("S", "SE", "NE", "NW", "SW"),
-    }
-    if count not in names:
+    """Seat names used when none are given: the rules core's defaults (play order)."""
+    if count not in DEFAULT_SEATS:
         raise LayoutError(f"seat count must be 2..5, got {count}")
-    return names[count]
+    return DEFAULT_SEATS[count]
+
+
+#: compass seats sit where their name says (degrees counter-clockwise from the bottom edge)
+COMPASS = {"S": 0.0, "SE": 45.0, "E": 90.0, "NE": 135.0, "N": 180.0, "NW": 225.0, "W": 270.0, "SW": 315.0}
+
+
+def seat_angles(seats: Sequence[str]) -> dict[str, float]:
+    """Angle (radians, counter-clockwise seen from above, 0 = bottom edge) of each seat.
+
+    Compass names go to their compass point; other names are spread evenly in play order
+    (counter-clockwise, the Italian direction of play), the first at the bottom.
+    """
+    if all(s in COMPASS for s in seats):
+        return {s: math.radians(COMPASS[s]) for s in seats}
+    return {s: 2 * math.pi * i / len(seats) for i, s in enumerate(seats)}
 
 
 def marker_centres() -> dict[int, tuple[float, float]]:
@@ -88,23 +99,32 @@ def _rect(cu: float, cv: float, hu: float, hv: float) -> Points:
     return np.array([_norm_to_mat(cu + du, cv + dv) for du, dv in ((-hu, -hv), (hu, -hv), (hu, hv), (-hu, hv))])
 
 
-def seat_direction(index: int, count: int) -> tuple[float, float]:
-    """Unit direction (normalised mat space) from the centre to seat ``index`` of ``count``."""
-    phi = 2 * math.pi * index / count
-    return (math.sin(phi), math.cos(phi))
+def _direction(angle: float) -> tuple[float, float]:
+    """Unit direction (normalised mat space) from the centre towards ``angle``."""
+    return (math.sin(angle), math.cos(angle))
 
 
-def _sector(index: int, count: int, samples: int = 24) -> Points:
-    """The mat sector of a seat: the centre plus the mat border between the two bisectors."""
-    phi = 2 * math.pi * index / count
-    half = math.pi / count
+def _sector(lo: float, hi: float, samples: int = 24) -> Points:
+    """The mat sector between two angles: the centre plus the mat border from ``lo`` to ``hi``."""
     pts = [_norm_to_mat(0.0, 0.0)]
     for k in range(samples + 1):
-        a = phi - half + 2 * half * k / samples
-        du, dv = math.sin(a), math.cos(a)
+        du, dv = _direction(lo + (hi - lo) * k / samples)
         t = 1.0 / max(abs(du), abs(dv))  # ray from the centre to the square border
         pts.append(_norm_to_mat(du * t, dv * t))
     return np.array(pts)
+
+
+def _sectors(angles: dict[str, float]) -> dict[str, Points]:
+    """Each seat's sector reaches half-way to its neighbours on either side."""
+    order = sorted(angles, key=angles.__getitem__)
+    two_pi = 2 * math.pi
+    zones = {}
+    for i, seat in enumerate(order):
+        a = angles[seat]
+        prev_a = angles[order[i - 1]] - (two_pi if i == 0 else 0.0)
+        next_a = angles[order[(i + 1) % len(order)]] + (two_pi if i == len(order) - 1 else 0.0)
+        zones[seat] = _sector((a + prev_a) / 2, (a + next_a) / 2)
+    return zones
 
 
 @dataclass(frozen=True)
@@ -132,7 +152,7 @@ class TableLayout:
             raise LayoutError(f"seats must be 2..5 distinct names, got {list(seats)}")
         if homography is None:
             homography = straight_homography(frame_size)
-        zones = {s: _sector(i, len(seats)) for i, s in enumerate(seats)}
+        zones = _sectors(seat_angles(seats))
         return cls(
             seats=seats,
             frame_size=(int(frame_size[0]), int(frame_size[1])),
@@ -189,9 +209,14 @@ class TableLayout:
         w, h = MAT_SIZE
         du = (float(mat_point[0]) - w / 2) / (w / 2)
         dv = (float(mat_point[1]) - h / 2) / (h / 2)
-        angle = math.atan2(du, dv) % (2 * math.pi)
-        n = len(self.seats)
-        return self.seats[round(float(angle / (2 * math.pi / n))) % n]
+        angle = math.atan2(du, dv)
+        angles = seat_angles(self.seats)
+
+        def gap(seat: str) -> float:
+            d = (angle - angles[seat]) % (2 * math.pi)
+            return min(d, 2 * math.pi - d)
+
+        return min(self.seats, key=gap)
 
     # ---- where things go (the simulator and the annotator use these) ---------------------
     def play_spot(self, seat: str, reach: float = 0.2) -> tuple[float, float]:
@@ -200,19 +225,18 @@ class TableLayout:
         ``reach`` is the distance from the centre as a fraction of the mat's half height, the
         same in both directions so the trick is a compact overlapping cluster.
         """
-        du, dv = seat_direction(self.seats.index(seat), len(self.seats))
+        du, dv = _direction(seat_angles(self.seats)[seat])
         return _norm_to_mat(du * reach * MAT_SIZE[1] / MAT_SIZE[0], dv * reach)
 
     def edge_point(self, seat: str) -> tuple[float, float]:
         """Where ``seat``'s arm enters the mat (its border, straight behind its play spot)."""
-        du, dv = seat_direction(self.seats.index(seat), len(self.seats))
+        du, dv = _direction(seat_angles(self.seats)[seat])
         t = 1.0 / max(abs(du), abs(dv))
         return _norm_to_mat(du * t * 1.08, dv * t * 1.08)
 
     def pile_spot(self, seat: str) -> tuple[float, float]:
         """Where ``seat`` (or its team) keeps its face-down won cards: near its edge, off to a side."""
-        i, n = self.seats.index(seat), len(self.seats)
-        phi = 2 * math.pi * i / n
+        phi = seat_angles(self.seats)[seat]
         for side in (0.45, -0.45, 0.8, -0.8):
             du, dv = math.sin(phi + side), math.cos(phi + side)
             t = 0.72 / max(abs(du), abs(dv))

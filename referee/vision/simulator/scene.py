@@ -202,7 +202,14 @@ class _Canvas:
         x0, y0, x1, y1 = box
         m = np.array([[1, 0, offset], [0, 1, offset * 0.8]], np.float32)
         shadow = cv2.warpAffine(alpha, m, (x1 - x0, y1 - y0))
-        shadow = cv2.GaussianBlur(shadow, (0, 0), 2.0 + offset * 0.6)
+        sigma = 2.0 + offset * 0.6
+        if sigma > 4 and min(shadow.shape[:2]) > 16:
+            # Wide soft shadows: blur at quarter size, the result is smooth anyway.
+            h, w = shadow.shape[:2]
+            small = cv2.resize(shadow, (max(1, w // 4), max(1, h // 4)), interpolation=cv2.INTER_AREA)
+            shadow = cv2.resize(cv2.GaussianBlur(small, (0, 0), sigma / 4), (w, h))
+        else:
+            shadow = cv2.GaussianBlur(shadow, (0, 0), sigma)
         self.rgb[y0:y1, x0:x1] *= (1.0 - strength * shadow)[..., None]
 
     def paste(self, box: tuple[int, int, int, int], image: npt.NDArray[Any], alpha: Mask, label: int) -> int:
@@ -320,10 +327,24 @@ def _hand_layer(
     alpha = np.maximum(alpha, body)
     card_alpha = card_alpha * (1 - body)
     if abs(blur).max() >= 1.0:
-        stacked = np.dstack([rgb, alpha, card_alpha])  # one filter pass for all planes
-        stacked = cv2.filter2D(stacked, -1, _motion_kernel(blur))
-        rgb, alpha, card_alpha = stacked[..., :3], stacked[..., 3], stacked[..., 4]
+        rgb, alpha, card_alpha = _motion_blur(rgb, alpha, card_alpha, blur)
     return box, rgb, alpha, card_alpha
+
+
+def _motion_blur(
+    rgb: npt.NDArray[Any], alpha: npt.NDArray[Any], card_alpha: npt.NDArray[Any], blur: npt.NDArray[Any]
+) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]:
+    """Smear the layer along ``blur`` (pixels); done at half size, where blurred detail is lost anyway."""
+    h, w = alpha.shape[:2]
+    half = (max(1, w // 2), max(1, h // 2))
+    small = cv2.resize(np.dstack([rgb, alpha]), half, interpolation=cv2.INTER_AREA)
+    small_card = cv2.resize(card_alpha, half, interpolation=cv2.INTER_AREA)
+    kernel = _motion_kernel(np.asarray(blur) / 2)
+    small = cv2.filter2D(small, -1, kernel)
+    small_card = cv2.filter2D(small_card, -1, kernel)
+    big = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
+    big_card = cv2.resize(small_card, (w, h), interpolation=cv2.INTER_LINEAR)
+    return big[..., :3], big[..., 3], big_card
 
 
 def _motion_kernel(blur: npt.NDArray[np.float64]) -> npt.NDArray[Any]:
@@ -340,53 +361,61 @@ def _motion_kernel(blur: npt.NDArray[np.float64]) -> npt.NDArray[Any]:
 
 #: the last few canvases with their still cards drawn: in a video only the hands change
 _STATIC: dict[tuple[object, ...], _Canvas] = {}
+#: developed (pre-noise) photos and visible-pixel counts of hand-free scenes, by scene + camera
+_STILL: dict[tuple[object, ...], tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]] = {}
+
+
+def _remember(cache_: dict[tuple[object, ...], Any], key: tuple[object, ...], value: Any) -> None:
+    if len(cache_) >= 4:
+        cache_.pop(next(iter(cache_)))
+    cache_[key] = value
+
+
+def _static_key(spec: SceneSpec) -> tuple[object, ...]:
+    return (spec.cards, spec.face_set, spec.texture, spec.texture_seed, spec.markers,
+            spec.card_height, spec.shadows)
 
 
 def _static_canvas(spec: SceneSpec) -> _Canvas:
-    key = (spec.cards, spec.face_set, spec.texture, spec.texture_seed, spec.markers,
-           spec.card_height, spec.shadows)
+    """The cloth with the still cards drawn (shared: never draw on it)."""
+    key = _static_key(spec)
     base = _STATIC.get(key)
     if base is None:
         base = _Canvas(_cloth(spec.texture, spec.texture_seed, spec.markers))
         for k, card in enumerate(spec.cards):
             _draw_card(base, spec, card, k)
-        if len(_STATIC) >= 4:
-            _STATIC.pop(next(iter(_STATIC)))
-        _STATIC[key] = base
-    return base.copy()
+        _remember(_STATIC, key, base)
+    return base
+
+
+def _still(spec: SceneSpec) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]:
+    """(remapped, developed, visible counts) of the still cards: computed once per table state."""
+    key = (*_static_key(spec), spec.camera)
+    still = _STILL.get(key)
+    if still is None:
+        base = _static_canvas(spec)
+        raw = _remap(base.rgb, spec.camera)
+        still = (raw, _develop(raw, spec.camera), _visible(base.labels, len(spec.cards)))
+        _remember(_STILL, key, still)
+    return still
 
 
 def render_scene(spec: SceneSpec, rng: np.random.Generator) -> SimFrame:
     """Render ``spec`` through its camera; ``rng`` only varies sensor noise between frames."""
-    canvas = _static_canvas(spec)
     size = card_size(spec.face_set, spec.card_height)
     records: list[tuple[CardSpec, npt.NDArray[np.float64], bool]] = [
         (card, card_corners(card, size), False) for card in spec.cards
     ]
-    for hand in spec.hands:
-        label = len(records)  # the held card's label
-        layer = _hand_layer(spec, hand, canvas)
-        if hand.holding is not None:
-            records.append((hand.holding, card_corners(hand.holding, size), abs(np.array(hand.velocity)).max() > 0))
-        if layer is None:
-            if hand.holding is not None:
-                canvas.areas.append(int(size[0] * size[1]))
-            continue
-        box, rgb, alpha, card_alpha = layer
-        if spec.shadows:
-            canvas.shade(box, alpha, 14.0, 0.3)
-        canvas.paste(box, rgb, alpha, _HAND)
-        if hand.holding is not None:
-            solid = card_alpha > 0.5
-            x0, y0, x1, y1 = box
-            canvas.labels[y0:y1, x0:x1][solid] = label
-            canvas.areas.append(int(size[0] * size[1]))
-    image = _photograph(canvas.rgb, spec.camera, rng)
-    visible = np.bincount((canvas.labels.ravel() + 2).astype(np.int64), minlength=len(records) + 2)[2:]
+    base = _static_canvas(spec)
+    raw, clean, visible = _still(spec)
+    areas = list(base.areas)
+    if spec.hands:
+        clean, visible = _with_hands(spec, base, raw, clean, visible, records, areas, size)
     truth = []
     for k, (card, corners, moving) in enumerate(records):
-        area = canvas.areas[k] if k < len(canvas.areas) else 0
-        occluded = 1.0 - min(1.0, visible[k] / area) if area > 0 else 1.0
+        area = areas[k] if k < len(areas) else 0
+        seen = visible[k] if k < len(visible) else 0
+        occluded = 1.0 - min(1.0, seen / area) if area > 0 else 1.0
         truth.append(
             GroundTruthCard(
                 code=card.code,
@@ -398,20 +427,104 @@ def render_scene(spec: SceneSpec, rng: np.random.Generator) -> SimFrame:
                 moving=moving,
             )
         )
-    return SimFrame(image=image, cards=truth)
+    return SimFrame(image=_expose(clean, spec.camera, rng), cards=truth)
 
 
-def _photograph(rgb: npt.NDArray[Any], cam: CameraSpec, rng: np.random.Generator) -> Image:
-    """Mat canvas -> camera image: remap, light, defocus, sensor noise."""
+def _with_hands(
+    spec: SceneSpec, base: _Canvas, raw: npt.NDArray[Any], clean: npt.NDArray[Any], visible: npt.NDArray[Any],
+    records: list[tuple[CardSpec, npt.NDArray[np.float64], bool]], areas: list[int], size: tuple[float, float],
+) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
+    """Draw the hands on a patch of the canvas and re-photograph only the pixels they touch."""
+    layers = []
+    for hand in spec.hands:
+        label = -1
+        if hand.holding is not None:
+            moving = bool(abs(np.array(hand.velocity)).max() > 0)
+            records.append((hand.holding, card_corners(hand.holding, size), moving))
+            areas.append(int(size[0] * size[1]))  # full area: a part off the canvas counts as hidden
+            label = len(records) - 1
+        layer = _hand_layer(spec, hand, base)
+        if layer is not None:
+            layers.append((layer, label))
+    if not layers:
+        return clean, visible
+    ux0 = min(lay[0][0][0] for lay in layers)
+    uy0 = min(lay[0][0][1] for lay in layers)
+    ux1 = max(lay[0][0][2] for lay in layers)
+    uy1 = max(lay[0][0][3] for lay in layers)
+    patch = _Canvas.__new__(_Canvas)
+    patch.rgb = base.rgb[uy0:uy1, ux0:ux1].copy()
+    patch.labels = base.labels[uy0:uy1, ux0:ux1].copy()
+    patch.areas = []
+    n = len(records)
+    before = _visible(patch.labels, n)
+    for ((x0, y0, x1, y1), rgb, alpha, card_alpha), label in layers:
+        box = (x0 - ux0, y0 - uy0, x1 - ux0, y1 - uy0)
+        if spec.shadows:
+            patch.shade(box, alpha, 14.0, 0.3)
+        patch.paste(box, rgb, alpha, _HAND)
+        if label >= 0:
+            patch.labels[box[1] : box[3], box[0] : box[2]][card_alpha > 0.5] = label
+    counts = np.zeros(n, np.int64)
+    counts[: len(visible)] = visible
+    counts += _visible(patch.labels, n) - before
+    # Only the image pixels that look into the patch change.
+    cam = spec.camera
+    xs = np.linspace(ux0, ux1, 9) - MARGIN
+    ys = np.linspace(uy0, uy1, 9) - MARGIN
+    border = np.array([(x, y) for x in xs for y in (ys[0], ys[-1])] + [(x, y) for y in ys for x in (xs[0], xs[-1])])
+    img_pts = cam.project(border)
+    w, h = cam.size
+    ix0, iy0 = max(0, math.floor(img_pts[:, 0].min()) - 12), max(0, math.floor(img_pts[:, 1].min()) - 12)
+    ix1, iy1 = min(w, math.ceil(img_pts[:, 0].max()) + 12), min(h, math.ceil(img_pts[:, 1].max()) + 12)
+    if ix1 <= ix0 or iy1 <= iy0:
+        return clean, counts
+    mx, my = _shifted_maps(cam)
+    sub: npt.NDArray[Any] = raw[iy0:iy1, ix0:ix1].copy()
+    cv2.remap(patch.rgb, mx[iy0:iy1, ix0:ix1] - ux0, my[iy0:iy1, ix0:ix1] - uy0, cv2.INTER_LINEAR,
+              dst=sub, borderMode=cv2.BORDER_TRANSPARENT)
+    sub *= cam.gain()[iy0:iy1, ix0:ix1]
+    if cam.defocus > 0.05:
+        sub = cv2.GaussianBlur(sub, (0, 0), cam.defocus)
+    out = clean.copy()
+    out[iy0:iy1, ix0:ix1] = sub
+    return out, counts
+
+
+def _visible(labels: npt.NDArray[Any], count: int) -> npt.NDArray[Any]:
+    """Visible pixels per card label (labels start at 0; hands and cloth are negative)."""
+    counts: npt.NDArray[Any] = np.bincount((labels.ravel() + 2).astype(np.int64), minlength=count + 2)[2:]
+    return counts
+
+
+@cache
+def _shifted_maps(cam: CameraSpec) -> tuple[npt.NDArray[Any], npt.NDArray[Any]]:
     mx, my = cam.maps()
-    img: npt.NDArray[Any] = cv2.remap(rgb, mx + MARGIN, my + MARGIN, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT101)
-    img *= cam.gain()
+    return mx + MARGIN, my + MARGIN
+
+
+def _remap(rgb: npt.NDArray[Any], cam: CameraSpec) -> npt.NDArray[Any]:
+    """Mat canvas -> what the lens projects (float, before light and defocus)."""
+    mx, my = _shifted_maps(cam)
+    img: npt.NDArray[Any] = cv2.remap(rgb, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT101)
+    return img
+
+
+def _develop(raw: npt.NDArray[Any], cam: CameraSpec) -> npt.NDArray[Any]:
+    """Remapped image -> noiseless camera image: uneven light, defocus."""
+    img: npt.NDArray[Any] = raw * cam.gain()
     if cam.defocus > 0.05:
         img = cv2.GaussianBlur(img, (0, 0), cam.defocus)
+    return img
+
+
+def _expose(clean: npt.NDArray[Any], cam: CameraSpec, rng: np.random.Generator) -> Image:
+    """Add this frame's sensor noise and quantise to uint8."""
+    img = clean
     if cam.noise > 0:
         field_ = noise_field(cam.size)
         oy, ox = int(rng.integers(0, 64)), int(rng.integers(0, 64))
         h, w = img.shape[:2]
-        img += field_[oy : oy + h, ox : ox + w] * (cam.noise / 16.0)
+        img = img + field_[oy : oy + h, ox : ox + w] * np.float32(cam.noise / 16.0)
     out: Image = np.clip(img, 0, 255).astype(np.uint8)
     return out
