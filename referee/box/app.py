@@ -122,15 +122,15 @@ class Box:
         except RefereeError as exc:  # malformed or out of phase: recorded, like replay's error lines
             log.warning("event %d rejected: %s", line, exc)
             calls = [ErrorCall(line, str(exc)).to_dict()]
+        ends = any(c["call"] == "match_end" for c in calls)
         try:
-            self.store.append(self.match_id, event, calls, source_pos)
+            self.store.append(self.match_id, event, calls, source_pos, ends_match=ends)
         except StateError:
             self.referee = _rebuild(self.store.events(self.match_id))  # memory = disk again
             raise
         self.events_seen += 1
         self._present(calls)
-        if any(c["call"] == "match_end" for c in calls):
-            self.store.end_match(self.match_id)
+        if ends:
             self.match_id = None
         return calls
 
@@ -218,8 +218,8 @@ class Box:
                 winner = self._last_trick_winner()
                 self._flash(LastTrickScreen(trick.number, winner, list(trick.codes())), "info", now=True)
         elif action == "score":
-            self.transient, self.queued = None, []
-            self._show_home()
+            self.queued = []
+            self._flash(self.home_screen(), "info", now=True)  # also over the move timer
         elif action == "menu" and has_contract(self.cfg.game.name):
             self.menu = ContractMenu(self.cfg.game.name, self.cfg.game.seats)
             self.display.show(self.menu.screen(self.lang))

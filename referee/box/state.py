@@ -141,8 +141,11 @@ class MatchStore:
         event: Mapping[str, Any],
         calls: Sequence[Mapping[str, Any]],
         source_pos: int | None = None,
+        *,
+        ends_match: bool = False,
     ) -> None:
-        """Record one event and the calls it produced, atomically."""
+        """Record one event and the calls it produced, atomically (with the match's end when
+        the calls end it, so a restart never resumes a finished match)."""
         now = time.time()
         seq0 = self._read(
             "SELECT COALESCE(MAX(seq), 0) FROM records WHERE match_id = ?", (match_id,)
@@ -153,6 +156,8 @@ class MatchStore:
         ]
         for i, call in enumerate(calls, start=2):
             steps.append((insert, (match_id, seq0 + i, now, "call", _dump(call), None)))
+        if ends_match:
+            steps.append(("UPDATE matches SET ended = ? WHERE id = ?", (now, match_id)))
         self._write(steps)
 
     def records(self, match_id: int, kind: str | None = None) -> Iterator[Record]:
