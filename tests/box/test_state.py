@@ -94,3 +94,11 @@ def test_state_dir_that_is_a_file_is_a_clear_error(tmp_path: Path) -> None:
 def test_unknown_match_is_an_error(tmp_path: Path) -> None:
     with MatchStore.open(tmp_path) as store, pytest.raises(StateError, match="no match 9"):
         store.match_config(9)
+
+
+def test_match_end_is_committed_with_its_call(tmp_path: Path) -> None:
+    with MatchStore.open(tmp_path) as store:
+        match = store.begin_match("briscola-2", {})
+        store.append(match, PLAY, [{"call": "match_end", "winner": "N", "score": {}}], ends_match=True)
+        assert store.current_match() is None
+        assert store.matches()[0].ended is not None
