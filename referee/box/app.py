@@ -25,20 +25,17 @@ from typing import Any
 from referee.box.buttons import GESTURES, MENU_GESTURES
 from referee.box.config import BoxConfig
 from referee.box.display import ScreenSink
-from referee.box.i18n import card_short
 from referee.box.menu import CANCELLED, ContractMenu, has_contract
 from referee.box.screens import (
     ConfirmScreen,
-    DealerScreen,
     FaultScreen,
     LastTrickScreen,
     MessageScreen,
-    ResultScreen,
     ScoreScreen,
     Screen,
     TimerScreen,
-    TrickScreen,
     ViolationScreen,
+    screen_for_call,
 )
 from referee.box.state import MatchStore, StateError
 from referee.errors import RefereeError
@@ -147,32 +144,24 @@ class Box:
             if kind == "turn":
                 self.signals.turn(call["seat"])
                 self.turn_since, self.warned, self.timed_out = self.clock(), False, False
-            elif kind == "trick":
-                self.signals.trick_winner(call["winner"])
-                self._flash(TrickScreen(call["number"], call["winner"], call["points"]), "trick")
-            elif kind == "violation":
-                self.signals.violation()
-                self._flash(ViolationScreen(call["seat"], call["rule"], call.get("trick")), "violation")
             elif kind in ("deal_end", "match_end"):
                 self._result(call)
-            elif kind == "dealer":
-                self._flash(DealerScreen(call["seat"], call.get("card")), "info")
-            elif kind == "partner":
-                self._flash(MessageScreen("partner", call["seat"], card_short(call["card"]) if call.get("card") else ""), "info")
-            elif kind == "undo":
-                self._flash(MessageScreen("undo", f"{call['seat']}: {card_short(call['card'])}"), "info")
+            shown = screen_for_call(call)
+            if shown is not None:
+                self._flash(*shown)
+            if kind == "trick":
+                self.signals.trick_winner(call["winner"])
+            elif kind == "violation":
+                self.signals.violation()
         if not self.transient:
             self._show_home()
 
     def _result(self, call: Mapping[str, Any]) -> None:
-        match = call["call"] == "match_end"
-        points = call["score"] if match else call["points"]
         winner = call.get("winner")
         self.signals.turn(None)
         self.turn_since = None
         if winner:
             self.signals.team_won(str(winner).split("+"))
-        self._flash(ResultScreen(match, winner, sorted(points.items())), "match_end" if match else "deal_end")
 
     def _flash(self, screen: Screen, kind: str, now: bool = False) -> None:
         """Show ``screen`` for a while; if another is up, queue it (a violation is not hidden by

@@ -10,8 +10,9 @@ Golden PNGs of each are in ``tests/data/box/`` (see ``tests/box/test_screens.py`
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from PIL import Image
 
@@ -230,3 +231,26 @@ class MessageScreen(Screen):
         c.text(self.big, (0, HEADER_H + 1, WIDTH, bottom), largest=30)
         if self.line:
             c.text(self.line, (0, HEIGHT - 14, WIDTH, HEIGHT), largest=12)
+
+
+def screen_for_call(call: Mapping[str, Any]) -> tuple[Screen, str] | None:
+    """The screen the box shows for a referee call and its kind (how long it stays; see
+    ``referee.box.app.SHOW_S``), or ``None`` for calls with no screen of their own (``turn``).
+    ``referee demo`` uses it to render a game's screens without a box."""
+    kind = call.get("call")
+    if kind == "trick":
+        return TrickScreen(call["number"], call["winner"], call["points"]), "trick"
+    if kind == "violation":
+        return ViolationScreen(call["seat"], call["rule"], call.get("trick")), "violation"
+    if kind == "deal_end":
+        return ResultScreen(False, call.get("winner"), sorted(call["points"].items())), "deal_end"
+    if kind == "match_end":
+        return ResultScreen(True, call.get("winner"), sorted(call["score"].items())), "match_end"
+    if kind == "dealer":
+        return DealerScreen(call["seat"], call.get("card")), "info"
+    if kind == "partner":
+        card = call.get("card")
+        return MessageScreen("partner", call["seat"], card_short(card) if card else ""), "info"
+    if kind == "undo":
+        return MessageScreen("undo", f"{call['seat']}: {card_short(call['card'])}"), "info"
+    return None
