@@ -1,0 +1,81 @@
+"""Recogniser accuracy: held-out synthetic prints, seen prints, and the real shared photos.
+
+    .venv/bin/python benchmarks/recognition_accuracy.py [--deck italian|french] [--json out.json]
+
+The held-out prints and render seed are read from the model's JSON (what training used),
+so the figures are for prints the model never saw.  Real photos are cropped by their
+boxes, either straightened (card outline found inside the box) or raw.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from referee.paths import REPO_ROOT, models_dir, shared_dir
+from referee.recognition import CardClassifier
+from referee.recognition.dataset import cached_set
+from referee.recognition.evaluate import on_photos, on_synthetic
+
+
+def evaluate(deck: str, model_dir: Path, seen_per_face: int, val_per_face: int) -> dict[str, Any]:
+    clf = CardClassifier.load(deck, model_dir, threads=2)
+    plan = clf.info.extra.get("training", {})
+    seed = int(plan.get("seed", 0))
+    cache = REPO_ROOT / "build" / "recognition" / "bench"
+    out: dict[str, Any] = {}
+    holdout = plan.get("holdout_sets", [])
+    if holdout:
+        data = cached_set(cache, deck, holdout, val_per_face, seed + 2000)
+        out["held_out_prints"] = on_synthetic(clf, data)
+    seen = plan.get("train_sets", [])
+    if seen and seen_per_face:
+        data = cached_set(cache, deck, seen, seen_per_face, seed + 3000)
+        out["seen_prints_new_renders"] = on_synthetic(clf, data)
+    out["photos_straightened"] = on_photos(clf, deck, shared_dir(), straighten=True)
+    out["photos_raw_box"] = on_photos(clf, deck, shared_dir(), straighten=False)
+    return out
+
+
+def show(deck: str, report: dict[str, Any]) -> None:
+    print(f"\n== {deck}")
+    for key in ("held_out_prints", "seen_prints_new_renders"):
+        r = report.get(key)
+        if not r:
+            continue
+        print(f"{key}: acc {r['acc']:.4f}  cards->back {r['cards_called_back']:.4f}  "
+              f"back->card {r['back_called_card']:.4f}")
+        for name, s in r["per_set"].items():
+            print(f"  {name:45} n={s['n']:5d} acc={s['acc']:.4f}")
+        print(f"  confusions: {', '.join(r['confusions'][:10])}")
+    for key in ("photos_straightened", "photos_raw_box"):
+        r = report.get(key, {})
+        if r.get("n"):
+            print(f"{key} ({r['source']}, n={r['n']}): rank {r['rank_acc']:.3f}  suit {r['suit_acc']}  "
+                  f"card {r['card_acc_where_suit_known']} (n={r['n_suit_known']})  back {r['called_back']}")
+            print(f"  per rank: {r['per_rank']}  confusions: {', '.join(r['rank_confusions'])}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deck", choices=("italian", "french"), action="append")
+    parser.add_argument("--model-dir", type=Path, default=models_dir())
+    parser.add_argument("--seen-per-face", type=int, default=4)
+    parser.add_argument("--val-per-face", type=int, default=30)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    results = {}
+    for deck in args.deck or ["italian", "french"]:
+        t = time.monotonic()
+        results[deck] = evaluate(deck, args.model_dir, args.seen_per_face, args.val_per_face)
+        show(deck, results[deck])
+        print(f"({time.monotonic() - t:.0f}s)")
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
