@@ -263,3 +263,35 @@ def test_history_lists_and_exports(tmp_path: Path, capsys: pytest.CaptureFixture
     assert main(["history", "--state-dir", str(state), "--export", "7"]) == 2
     assert "no match 7" in capsys.readouterr().err
     assert main(["history", "--state-dir", str(tmp_path / "none")]) == 1
+
+
+def test_mock_pins_drive_signals_and_buttons_and_screens_are_saved(tmp_path: Path) -> None:
+    cfg_file = tmp_path / "config.toml"
+    cfg_file.write_text(CONFIG.read_text().replace('factory = "auto"', 'factory = "mock"').replace('driver = "ssd1306"', 'driver = "none"'))
+    events = random_deal_events("briscola-4", seed=6)
+    log = write_jsonl(tmp_path / "e.jsonl", events)
+    screens = tmp_path / "screens"
+    args = ["run", "--config", str(cfg_file), "--events", str(log), "--pace", "0",
+            "--state-dir", str(tmp_path / "state"), "--screens", str(screens), "--language", "en"]
+    assert main(args) == 0
+    pngs = sorted(screens.glob("*.png"))
+    # at pace 0 queued trick screens replace each other: ready, score, first trick, result...
+    assert len(pngs) >= 4
+    from PIL import Image
+
+    assert all(Image.open(p).size == (128, 64) for p in pngs)
+
+
+def test_sigterm_stops_cleanly_and_the_record_is_whole(tmp_path: Path) -> None:
+    log = write_jsonl(tmp_path / "e.jsonl", random_match_events("briscola-4", seed=2))
+    state = tmp_path / "state"
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    proc = subprocess.Popen(_run_cmd(CONFIG, log, state, 0.02), env=env)
+    deadline = time.time() + 60
+    while _recorded_events(state) < 10 and time.time() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0
+    with MatchStore.open(state) as store:
+        assert store.integrity_ok()
+        assert 10 <= len(store.events(1)) < 100
