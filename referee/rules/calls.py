@@ -13,6 +13,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 _EMPTY: Mapping[str, Any] = MappingProxyType({})
+_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +38,8 @@ class Call:
 
 def _plain(value: Any) -> Any:
     """Tuples -> lists, mappings -> dicts, recursively, so calls compare equal to parsed JSON."""
+    if type(value) in _SCALARS:
+        return value
     if isinstance(value, tuple | list):
         return [_plain(v) for v in value]
     if isinstance(value, Mapping):
@@ -51,6 +54,9 @@ class TurnCall(Call):
     call: ClassVar[str] = "turn"
     seat: str
 
+    def to_dict(self) -> dict[str, Any]:  # hot path: one per play
+        return {"call": "turn", "seat": self.seat}
+
 
 @dataclass(frozen=True, slots=True)
 class TrickCall(Call):
@@ -62,6 +68,18 @@ class TrickCall(Call):
     cards: tuple[tuple[str, str], ...]
     points: int
     extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:  # hot path: one per trick
+        out: dict[str, Any] = {
+            "call": "trick",
+            "number": self.number,
+            "winner": self.winner,
+            "cards": [[seat, card] for seat, card in self.cards],
+            "points": self.points,
+        }
+        for key, value in self.extra.items():
+            out[key] = _plain(value)
+        return out
 
 
 @dataclass(frozen=True, slots=True)

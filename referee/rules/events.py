@@ -200,6 +200,10 @@ def _draw(d: Mapping[str, Any]) -> DrawEvent:
 
 def parse_event(d: Mapping[str, Any]) -> Event:
     """Parse one event dict; raises :class:`EventError` naming the bad key or value."""
+    if type(d) is dict and d.get("event") == "play":  # the hot path: one per card laid
+        seat, card = d.get("seat"), d.get("card")
+        if type(seat) is str and type(card) is str and seat and card:
+            return PlayEvent(seat=seat, card=card)
     if not isinstance(d, Mapping):
         raise EventError(f"an event must be a JSON object, got {type(d).__name__}")
     kind = d.get("event")

@@ -291,9 +291,9 @@ class Referee:
         if dealer not in ev.seats:
             dealer = ev.seats[-1]
         deal = DealState(ev.game, number, ev.seats, dealer, game.options)
-        deal.carry = copy.deepcopy(match.extra)
+        deal.carry = copy.deepcopy(match.extra) if match.extra else {}
         calls.extend(game.start_deal(deal, ev))  # raises before anything is committed
-        snapshot = (copy.deepcopy(match), self._next_dealer)
+        snapshot = (_copy_match(match), self._next_dealer)
         self.game, self.match, self.deal = game, match, deal
         self._snapshot = snapshot
         self._deal_events = [ev]
@@ -508,7 +508,7 @@ class Referee:
     def _rebuild(self, events: list[Event]) -> None:
         """Replay the current deal from its events, as the match was when it began."""
         match, next_dealer = self._snapshot
-        self.match = copy.deepcopy(match)
+        self.match = None if match is None else _copy_match(match)
         self._next_dealer = next_dealer
         self.deal = None
         for ev in events:
@@ -521,6 +521,19 @@ class Referee:
 
 def _deck_card(game: Game, code: str) -> Card | None:
     return deck_lookup(game.deck).get(code)
+
+
+def _copy_match(match: MatchState) -> MatchState:
+    """A copy for undo snapshots; only ``extra`` (game data, any shape) is copied deeply."""
+    return MatchState(
+        match.game,
+        match.seats,
+        match.options,
+        dict(match.score),
+        match.deals,
+        match.outcome,
+        copy.deepcopy(match.extra) if match.extra else {},
+    )
 
 
 def _has_played(trick: Trick, seat: str) -> bool:
