@@ -292,6 +292,17 @@ def test_rule_4_4_revoke_proven_by_a_later_card_of_the_suit() -> None:
     assert (v["seat"], v["rule"], v["trick"], v["card"], v["proof"]) == ("W", "revoke", 1, "9S", "KH")
 
 
+def test_rule_4_4_melded_cards_prove_a_revoke_at_once() -> None:
+    ref = new_ref()
+    declare(ref, "W", "KH QH")
+    calls = play(ref, "N:AH", "W:JC")  # W melded hearts, so cannot be void in hearts
+    assert [(v["rule"], v["trick"], v["proof"]) for v in calls if v["call"] == "violation"] == [
+        ("revoke", 1, "KH")
+    ]
+    calls = play(ref, "S:9H", "E:JH", "N:9H", "W:KH")
+    assert not violations(calls)  # reported once, not again when the king is played
+
+
 def test_rule_4_4_void_must_trump_proven_by_a_later_trump() -> None:
     ref = new_ref()
     play(ref, "N:AH", "W:JC", "S:9H", "E:JH")  # W neither follows nor trumps

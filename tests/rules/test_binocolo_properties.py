@@ -164,9 +164,13 @@ def test_an_injected_false_meld_is_reported_and_not_counted(seed: int, pick: int
     liar, events = got
     calls = replay(events)
     found = [c for c in calls if c["call"] == "violation"]
-    assert [(v["seat"], v["rule"], v["kind"]) for v in found] == [(liar, "false_meld", "nove")]
+    nine = f"9{calls[-1]['trump']}"
+    assert [(v["seat"], v["kind"]) for v in found if v["rule"] == "false_meld"] == [(liar, "nove")]
+    # The lie also "proves" plays the nine would have made illegal (the seat claimed it).
+    others = [v for v in found if v["rule"] != "false_meld"]
+    assert all(v["seat"] == liar and v["proof"] == nine for v in others)
     end = calls[-1]
-    assert end["melds"] == [{"seat": liar, "kind": "nove", "points": 1, "cards": [f"9{end['trump']}"], "counted": False}]
+    assert end["melds"] == [{"seat": liar, "kind": "nove", "points": 1, "cards": [nine], "counted": False}]
     assert end["meld_points"][liar] == 0
 
 

@@ -42,7 +42,14 @@ from referee.rules.errors import EventError, OptionError, PhaseError
 from referee.rules.events import ContractEvent, DealEvent, DeclareEvent, DiscardEvent, Event
 from referee.rules.game import Game, Table, parse_deck_card
 from referee.rules.games import binocolo_rules as br
-from referee.rules.games.binocolo_melds import COPIES, MeldBook, classify, find_melds, honest_melds
+from referee.rules.games.binocolo_melds import (
+    COPIES,
+    MeldBook,
+    classify,
+    copies_needed,
+    find_melds,
+    honest_melds,
+)
 from referee.rules.options import GameOptions
 from referee.rules.state import DealResult, DealState, MatchOutcome, MatchState, team_name
 from referee.rules.tricks import Obligation, Trick
@@ -213,9 +220,24 @@ class Binocolo(Game):
         and every card is seen by the deal end, so every false meld is reported by then."""
         book: MeldBook = deal.extra["melds"]
         suspects = {m.seat for m in book.melds if m.seat != seat and card in m.cards}
-        calls: list[Call] = []
+        calls: list[Call] = self._prove_with_melds(deal, seat)
         for holder in sorted(suspects):
             calls += self._false_melds(deal, holder, seat, card)
+        return calls
+
+    def _prove_with_melds(self, deal: DealState, seat: str) -> list[Call]:
+        """Cards ``seat`` melded and has not played yet are in its hand: they prove an illegal
+        play at once (the engine does this for cards shown with ``show_cards``)."""
+        if not deal.pending[seat]:
+            return []
+        from referee.rules.referee import prove
+
+        book: MeldBook = deal.extra["melds"]
+        held = copies_needed(book.seat_melds(seat), reuse_across_kinds=self._reuse)
+        held -= Counter(deal.played[seat])
+        calls: list[Call] = []
+        for card in sorted(held):
+            calls += prove(deal, seat, card)
         return calls
 
     def _false_melds(self, deal: DealState, holder: str, seat: str, card: Card) -> list[Call]:

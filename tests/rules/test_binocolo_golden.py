@@ -1,0 +1,76 @@
+"""Binocolo golden games: events -> exact calls through ``referee replay``'s line reader.
+
+Regenerate the expected calls after a deliberate rules change with
+``REFEREE_UPDATE_GOLDEN=1 .venv/bin/pytest tests/rules/test_binocolo_golden.py`` and review
+the diff.  Besides the exact comparison, each game's key facts are asserted here, so a
+regenerated golden that breaks a rule still fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from referee.replay import replay_lines
+
+GOLDEN = Path(__file__).parent.parent / "data" / "rules" / "binocolo"
+CASES = sorted(p.name.removesuffix(".events.jsonl") for p in GOLDEN.glob("*.events.jsonl"))
+
+
+def replay(case: str) -> tuple[list[dict[str, Any]], int]:
+    out: list[dict[str, Any]] = []
+    rejected = replay_lines((GOLDEN / f"{case}.events.jsonl").read_bytes().splitlines(True), out.append)
+    return out, rejected
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_golden_game(case: str) -> None:
+    calls, _ = replay(case)
+    expected_path = GOLDEN / f"{case}.calls.jsonl"
+    if os.environ.get("REFEREE_UPDATE_GOLDEN"):
+        expected_path.write_text("".join(json.dumps(c) + "\n" for c in calls))
+    expected = [json.loads(line) for line in expected_path.read_text().splitlines()]
+    assert calls == expected
+
+
+def test_golden_cases_exist() -> None:
+    assert set(CASES) == {"deal-4", "match-3-to-40", "irregular"}
+
+
+def test_golden_deal_4_idle_defender_melds_do_not_count() -> None:
+    calls, rejected = replay("deal-4")
+    end = calls[-1]
+    assert rejected == 0 and end["call"] == "deal_end" and not end["bestia"]
+    assert sum(end["card_points"].values()) == 25
+    idle = [s for s, n in end["tricks"].items() if n == 0]
+    assert idle and all(not m["counted"] for m in end["melds"] if m["seat"] in idle)
+    assert all(m["counted"] for m in end["melds"] if m["seat"] not in idle)
+
+
+def test_golden_match_3_reaches_the_target_with_individual_scores() -> None:
+    calls, rejected = replay("match-3-to-40")
+    assert rejected == 0
+    ends = [c for c in calls if c["call"] == "deal_end"]
+    assert len([c for c in calls if c["call"] == "trick"]) == 15 * len(ends)
+    totals: Counter[str] = Counter()
+    for end in ends:
+        totals.update(end["delta"])
+    match = calls[-1]
+    assert match["call"] == "match_end" and dict(totals) == match["score"]
+    assert match["score"][match["winner"]] >= 40
+    assert any(end["bestia"] for end in ends)
+
+
+def test_golden_irregular_reports_each_fault() -> None:
+    calls, rejected = replay("irregular")
+    errors = [c["line"] for c in calls if c["call"] == "error"]
+    assert errors == [2, 3, 4, 5, 7, 9, 10, 64] and rejected == len(errors)
+    rules = [(c["rule"], c["trick"]) for c in calls if c["call"] == "violation"]
+    assert rules == [("bad_card", 1), ("revoke", 2), ("duplicate_card", 3)]
+    assert [c["call"] for c in calls].count("undo") == 1
+    assert [c["call"] for c in calls].count("deal_end") == 1
