@@ -170,7 +170,12 @@ def _frame(args: argparse.Namespace) -> npt.NDArray[Any]:
     from referee.vision.sources import open_source
 
     with open_source(args.source) as source:
-        return source.read().image
+        for _ in range(50):  # a camera may need a few reads to deliver
+            frame = source.read()
+            if frame is not None:
+                grabbed: npt.NDArray[Any] = frame.image
+                return grabbed
+        raise LayoutError(f"no frame from {args.source}: {source.last_error}")
 
 
 def run(args: argparse.Namespace) -> int:
