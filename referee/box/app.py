@@ -126,7 +126,7 @@ class Box:
             self.referee = _rebuild(self.store.events(self.match_id))  # memory = disk again
             raise
         self.events_seen += 1
-        self._present(calls)
+        self._present(_with_drawn_card(event, calls))
         if ends:
             self.match_id = None
         return calls
@@ -304,3 +304,11 @@ def _rebuild(events: Sequence[Mapping[str, Any]]) -> Referee:
         with contextlib.suppress(RefereeError):
             ref.apply(event)
     return ref
+
+
+def _with_drawn_card(event: Mapping[str, Any], calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The dealer call names the seat; the box also shows the card that won the draw."""
+    drawn = event.get("cards") if event.get("event") == "draw" else None
+    if not isinstance(drawn, dict):
+        return calls
+    return [{**c, "card": drawn.get(c["seat"])} if c["call"] == "dealer" else c for c in calls]

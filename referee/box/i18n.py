@@ -42,6 +42,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "ready": {"it": "PRONTO", "en": "READY"},
     "waiting_deal": {"it": "in attesa della smazzata", "en": "waiting for a deal"},
     "undo": {"it": "ANNULLATA", "en": "UNDONE"},
+    "redraw": {"it": "RIPESCANO", "en": "DRAW AGAIN"},
     "partner": {"it": "COMPAGNO", "en": "PARTNER"},
     "yes": {"it": "sì", "en": "yes"},
     "in_mano": {"it": "in mano", "en": "in hand"},

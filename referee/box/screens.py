@@ -248,6 +248,8 @@ def screen_for_call(call: Mapping[str, Any]) -> tuple[Screen, str] | None:
         return ResultScreen(True, call.get("winner"), sorted(call["score"].items())), "match_end"
     if kind == "dealer":
         return DealerScreen(call["seat"], call.get("card")), "info"
+    if kind == "redraw":  # a tie for the highest card: these seats draw again
+        return MessageScreen("redraw", " ".join(call["seats"])), "info"
     if kind == "partner":
         card = call.get("card")
         return MessageScreen("partner", call["seat"], card_short(card) if card else ""), "info"

@@ -44,4 +44,5 @@ EXAMPLES: dict[str, Screen] = {
     "ready": MessageScreen(title_key="ready", big="Briscola 4", line="N W S E"),
     "partner": MessageScreen(title_key="partner", big="D", line="3 Cop"),
     "undo": MessageScreen(title_key="undo", big="N: 3 Cop"),
+    "redraw": MessageScreen(title_key="redraw", big="N S"),
 }

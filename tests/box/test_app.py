@@ -12,9 +12,11 @@ from referee.box.config import BoxConfig, GameConfig
 from referee.box.display import NullDisplay
 from referee.box.screens import (
     ConfirmScreen,
+    DealerScreen,
     FaultScreen,
     LastTrickScreen,
     MenuScreen,
+    MessageScreen,
     ResultScreen,
     ScoreScreen,
     TimerScreen,
@@ -195,3 +197,13 @@ def test_full_disk_keeps_memory_equal_to_the_record(cfg: BoxConfig, clock: FakeC
     recorded = full.store.events(1)
     assert full.referee.turn == make_box(cfg, clock)[0].referee.turn
     assert full.store.integrity_ok() and recorded[0] == DEAL
+
+
+def test_draw_for_dealer_shows_the_winning_card_and_redraws(cfg: BoxConfig, clock: FakeClock) -> None:
+    box, _, display = make_box(cfg, clock)
+    box.handle({"event": "draw", "game": "briscola-4", "cards": {"N": "coppe_3", "W": "spade_3", "S": "denari_4", "E": "coppe_2"}})
+    assert display.last == MessageScreen("redraw", "N W")
+    box.handle({"event": "draw", "cards": {"N": "coppe_10", "W": "spade_4"}})
+    clock.now += 4
+    box.tick()
+    assert display.last == DealerScreen("N", "coppe_10")
