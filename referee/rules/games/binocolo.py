@@ -46,7 +46,6 @@ from referee.rules.games.binocolo_melds import (
     COPIES,
     MeldBook,
     classify,
-    copies_needed,
     find_melds,
     honest_melds,
 )
@@ -219,34 +218,39 @@ class Binocolo(Game):
         it the moment a play proves it.  Only plays by other seats lower what a seat can hold,
         and every card is seen by the deal end, so every false meld is reported by then."""
         book: MeldBook = deal.extra["melds"]
-        suspects = {m.seat for m in book.melds if m.seat != seat and card in m.cards}
-        calls: list[Call] = self._prove_with_melds(deal, seat)
-        for holder in sorted(suspects):
-            calls += self._false_melds(deal, holder, seat, card)
+        needs = book.needs
+        if not needs:
+            return []
+        calls = self._prove_with_melds(deal, seat, needs.get(seat))
+        for holder, need in needs.items():
+            if holder != seat and card in need:
+                calls += self._false_melds(deal, holder, need, seat, card)
         return calls
 
-    def _prove_with_melds(self, deal: DealState, seat: str) -> list[Call]:
+    def _prove_with_melds(self, deal: DealState, seat: str, need: Counter[Card] | None) -> list[Call]:
         """Cards ``seat`` melded and has not played yet are in its hand: they prove an illegal
         play at once (the engine does this for cards shown with ``show_cards``)."""
-        if not deal.pending[seat]:
+        if not need or not deal.pending[seat]:
             return []
         from referee.rules.referee import prove
 
-        book: MeldBook = deal.extra["melds"]
-        held = copies_needed(book.seat_melds(seat), reuse_across_kinds=self._reuse)
-        held -= Counter(deal.played[seat])
+        played = deal.played[seat]
         calls: list[Call] = []
-        for card in sorted(held):
+        for card in sorted(c for c, n in need.items() if n > played.count(c)):
             calls += prove(deal, seat, card)
         return calls
 
-    def _false_melds(self, deal: DealState, holder: str, seat: str, card: Card) -> list[Call]:
+    def _false_melds(
+        self, deal: DealState, holder: str, need: Counter[Card], seat: str, card: Card
+    ) -> list[Call]:
         from referee.rules.referee import violation  # the engine imports games lazily
 
+        played = deal.played[holder]
+        if need[card] <= COPIES - deal.seen[card] + played.count(card):
+            return []  # only this card's capacity changed, and it still covers the melds
         book: MeldBook = deal.extra["melds"]
-        played = Counter(deal.played[holder])
-        outside = deal.seen - played  # copies seen played by others or discarded
-        capacity = Counter({c: COPIES - outside[c] for c in self.deck.faces})
+        # copies the holder can still have: those not seen played by others or discarded
+        capacity = Counter({c: COPIES - deal.seen[c] + played.count(c) for c in need})
         reported: list[int] = deal.extra.setdefault("false_melds", [])
         calls: list[Call] = []
         mine = [(i, m) for i, m in enumerate(book.melds) if m.seat == holder]

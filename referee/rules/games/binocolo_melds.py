@@ -121,32 +121,33 @@ class MeldBook:
 
     reuse_across_kinds: bool = True
     melds: list[Meld] = field(default_factory=list)
+    #: seat -> copies of each face its melds need (:func:`copies_needed`), kept up to date
+    needs: dict[str, Counter[Card]] = field(default_factory=dict)
 
     def seat_melds(self, seat: str) -> list[Meld]:
         return [m for m in self.melds if m.seat == seat]
 
-    def check(self, meld: Meld, known: Counter[Card]) -> None:
-        """Raise :class:`MeldError` if ``meld`` cannot be held given every card already known.
+    def check(self, meld: Meld, known: Counter[Card]) -> Counter[Card]:
+        """Raise :class:`MeldError` if ``meld`` cannot be held given every card already known;
+        else return what the seat's melds need with it.
 
         ``known``: faces already accounted for outside the melds (the declarer's discard).
         """
-        mine = copies_needed(
-            [*self.seat_melds(meld.seat), meld], reuse_across_kinds=self.reuse_across_kinds
-        )
+        mine = copies_needed([*self.seat_melds(meld.seat), meld], reuse_across_kinds=self.reuse_across_kinds)
         table = Counter(known)
-        for seat in {m.seat for m in self.melds} - {meld.seat}:
-            table.update(
-                copies_needed(self.seat_melds(seat), reuse_across_kinds=self.reuse_across_kinds)
-            )
+        for seat, need in self.needs.items():
+            if seat != meld.seat:
+                table.update(need)
         for card in meld.cards:
             if mine[card] + table[card] > COPIES:
                 raise MeldError(
                     f"{meld.seat} cannot hold {mine[card]} of {card.code}: "
                     f"{table[card]} of the {COPIES} copies are already shown elsewhere"
                 )
+        return mine
 
     def add(self, meld: Meld, known: Counter[Card]) -> None:
-        self.check(meld, known)
+        self.needs[meld.seat] = self.check(meld, known)
         self.melds.append(meld)
 
 

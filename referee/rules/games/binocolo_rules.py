@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from referee.cards import Card
 from referee.rules.games.binocolo_melds import Meld, honest_melds
@@ -40,8 +41,14 @@ def card_points(card: Card) -> int:
     return 1 if card.rank in POINT_RANKS else 0
 
 
+#: order name -> rank -> strength (0 = weakest)
+STRENGTHS: dict[str, dict[str, int]] = {
+    name: {rank: i for i, rank in enumerate(ranks)} for name, ranks in CARD_ORDERS.items()
+}
+
+
 def strength(card: Card, order: str) -> int:
-    return CARD_ORDERS[order].index(card.rank)
+    return STRENGTHS[order][card.rank]
 
 
 def _beats(challenger: Card, best: Card, trump: str, order: str) -> bool:
@@ -63,10 +70,12 @@ def trick_winner(cards: Sequence[Card], trump: str, order: str) -> int:
     return best
 
 
+@cache
 def suit_cards(suit: str) -> frozenset[Card]:
     return frozenset(Card(suit, r) for r in CARD_ORDERS["A10KQJ9"])
 
 
+@cache
 def higher_trumps(than: Card, trump: str, order: str) -> frozenset[Card]:
     return frozenset(c for c in suit_cards(trump) if strength(c, order) > strength(than, order))
 
