@@ -537,5 +537,6 @@ def test_out_of_turn_lose_game_option_gives_the_deal_to_the_others() -> None:
     ref = new_ref(options={"out_of_turn": "lose_game"})
     calls = play(ref, "W:8S")
     end = deal_end(calls)
-    assert end["winner"] == "N+S"
+    assert end["winner"] == "N+S" and end["outcome"] == "forfeit"
+    assert end["score"] == {"N+S": 16, "W+E": 0}
     assert ref.match is not None and ref.match.score == {"N+S": 16, "W+E": 0}

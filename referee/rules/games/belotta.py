@@ -346,20 +346,21 @@ class Belotta(Game):
     def forfeit(self, deal: DealState, seat: str, rule: str) -> DealResult | None:
         """A lost deal (option ``out_of_turn="lose_game"``): the other side scores 162 (4a)."""
         result = super().forfeit(deal, seat, rule)
-        if result is not None and result.winner is not None:
-            winner = 0 if result.winner == team_name(self.teams(deal)[0]) else 1
-            raw = (FULL_SCORE, 0) if winner == 0 else (0, FULL_SCORE)
-            deal.extra["_score"] = DealScore(
-                "forfeit",
-                winner,
-                (0, 0),
-                raw,
-                (0, 0),
-                raw,
-                (round_score(raw[0]), round_score(raw[1])),
-                0,
-            )
-        return result
+        if result is None or result.winner is None:
+            return result
+        names = [team_name(t) for t in self.teams(deal)]
+        winner = names.index(result.winner)
+        raw = (FULL_SCORE, 0) if winner == 0 else (0, FULL_SCORE)
+        rounded = (round_score(raw[0]), round_score(raw[1]))
+        deal.extra["_score"] = DealScore("forfeit", winner, (0, 0), raw, (0, 0), raw, rounded, 0)
+        extra = {
+            **result.extra,
+            "caller": deal.extra.get("caller"),
+            "outcome": "forfeit",
+            "raw": dict(zip(names, raw, strict=True)),
+            "score": dict(zip(names, rounded, strict=True)),
+        }
+        return DealResult(result.points, result.winner, extra)
 
     def new_match(self, seats: tuple[str, ...]) -> MatchState:
         match = MatchState(self.name, seats, self.options)
