@@ -217,10 +217,9 @@ class Belotta(Game):
                     "declarations must be shown by the end of the second trick (rule 3f)"
                 )
             return
+        # the K and the Q go in two tricks: late once both of those tricks are gathered
         done = [t for t in deal.tricks if any(c in decl.cards for s, c in t.plays if s == seat)]
-        if len(done) == 2 or (
-            len(done) == 1 and sum(c in decl.cards for _, c in done[0].plays) == 2
-        ):
+        if len(done) == 2:
             raise PhaseError("belotta is said by the end of the trick of its second card (rule 3h)")
 
     def _check_ownership(self, deal: DealState, seat: str, cards: list[Card]) -> None:
