@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from referee.cards import FRENCH_32, parse_card
+from referee.cards import FRENCH_32, Card, parse_card
 from referee.rules.games.belotta_cards import (
     MUST_OVERTRUMP,
     MUST_TRUMP,
@@ -16,7 +16,7 @@ from referee.rules.games.belotta_cards import (
 )
 
 
-def cards(codes: str) -> list:  # type: ignore[type-arg]
+def cards(codes: str) -> list[Card]:
     return [parse_card(c) for c in codes.split()]
 
 
