@@ -455,7 +455,7 @@ class Referee:
         points = game.trick_points(deal, trick)
         deal.won[winner].extend(trick.cards)
         deal.points[winner] += points
-        deal.extra["_last_winner"] = winner
+        deal.last_winner = winner
         deal.trick = None
         calls: list[Call] = [TrickCall(trick.number, winner, trick.codes(), points)]
         calls.extend(game.after_trick(deal, trick, winner))

@@ -81,6 +81,7 @@ class DealState:
     points: dict[str, int] = field(default_factory=dict)  #: card points each seat took
     pending: dict[str, list[PendingObligation]] = field(default_factory=dict)
     violations: list[tuple[str, str, int]] = field(default_factory=list)  #: (seat, rule, trick)
+    last_winner: str | None = None  #: who took the last completed trick
     result: DealResult | None = None
     extra: dict[str, Any] = field(default_factory=dict)  #: the game's own per-deal data
     #: a copy of ``MatchState.extra`` as the deal began (read it, e.g. belotta's pot in play)
@@ -98,10 +99,6 @@ class DealState:
     def trick_number(self) -> int:
         """Number of the trick in progress (or the next one)."""
         return len(self.tricks) + 1
-
-    @property
-    def last_winner(self) -> str | None:
-        return self.extra.get("_last_winner")
 
     def next_seat(self, seat: str, step: int = 1) -> str:
         """The seat ``step`` places after ``seat`` in play order."""

@@ -243,7 +243,7 @@ def _scored(game_name: str, points: dict[str, int], last: str, **options: Any) -
     seats = tuple(SEATS4) if game_name == "briscola-4" else ("N", "S")
     deal = DealState(game_name, 1, seats, seats[-1], game.options)
     deal.points.update(points)
-    deal.extra["_last_winner"] = last
+    deal.last_winner = last
     return game.score_deal(deal)
 
 
