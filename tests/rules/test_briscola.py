@@ -366,3 +366,23 @@ def test_whole_deal_totals_120_and_ends_with_deal_end() -> None:
     end = of("deal_end", out)[0]
     assert sum(end["points"].values()) == 120 and sum(t["points"] for t in of("trick", out)) == 120
     assert not of("violation", out)
+
+
+def test_torneo_10_undo_of_a_misread_out_of_turn_card_restores_the_game() -> None:
+    ref = Referee()
+    calls(ref, deal4(dealer="E"))
+    calls(ref, play("N", "coppe_1"), play("S", "coppe_3"))
+    assert ref.result is not None and ref.match is not None and ref.match.deals == 1
+    out = calls(ref, {"event": "undo"})
+    assert out == [{"call": "undo", "seat": "S", "card": "coppe_3"}, {"call": "turn", "seat": "W"}]
+    assert ref.result is None and ref.match.deals == 0 and ref.match.score == {"N+S": 0, "W+E": 0}
+
+
+def test_random_briscola_4_match_starts_with_the_dealer_draw() -> None:
+    from referee.rules.playout import random_match_events
+
+    events = random_match_events("briscola-4", seed=4)
+    first_deal = next(i for i, e in enumerate(events) if e["event"] == "deal")
+    assert first_deal >= 1 and all(e["event"] == "draw" for e in events[:first_deal])
+    out = calls(Referee(), *events)
+    assert of("dealer", out) and out[-1]["call"] == "match_end"
