@@ -17,7 +17,7 @@ import pytest
 belote_game = pytest.importorskip("belote.game")
 belote_deck = pytest.importorskip("belote.deck")
 
-from referee.cards import FRENCH_32, Card  # noqa: E402
+from referee.cards import FRENCH_32, Card, parse_card  # noqa: E402
 from referee.rules.games.belotta_cards import (  # noqa: E402
     card_points,
     legal_plays,
@@ -111,3 +111,41 @@ def test_legal_plays_winners_and_points_agree_with_belote_cli() -> None:
     assert stats["plays"] == DEALS * 32
     # the known difference must actually have been exercised, many times
     assert stats["undertrump"] > DEALS // 10
+
+
+def test_the_referee_agrees_with_belote_cli_through_the_engine() -> None:
+    """The same comparison through the Referee's hooks (seats, partners by seat, trick calls)."""
+    from referee.rules.games.belotta import Belotta
+    from referee.rules.referee import Referee
+
+    seats = ("N", "W", "S", "E")
+    for seed in range(150):
+        rng = random.Random(seed)
+        for undertrump in (False, True):
+            ref = Referee()
+            table = Belotta().deal_hands(rng, seats, "E")
+            ref.apply({"event": "deal", "game": "belotta", "seats": list(seats), "dealer": "E",
+                       "options": {"must_undertrump": undertrump}, **table.deal_fields})
+            game, deal = ref.game, ref.deal
+            assert game is not None and deal is not None
+            while deal.phase != "over":
+                for event in game.playout_events(deal, table, rng):
+                    ref.apply(event)
+                if game.can_play(deal) is not None:
+                    continue
+                seat, trick = deal.turn, deal.trick
+                assert seat is not None and trick is not None and deal.trump is not None
+                hand = table.hands[seat]
+                on_table = [(seats.index(s), c) for s, c in trick.plays]
+                theirs = their_legal(hand, on_table, seats.index(seat), deal.trump)
+                ours = set(ref.legal_plays(seat, hand))
+                if undertrump or not forced_undertrump_case(hand, trick.cards, deal.trump):
+                    assert ours == theirs
+                card = rng.choice(sorted(ours))
+                hand.remove(card)
+                calls = [c.to_dict() for c in
+                         ref.apply({"event": "play", "seat": seat, "card": card.code})]
+                done = [c for c in calls if c["call"] == "trick"]
+                if done:
+                    played = [(seats.index(s), parse_card(c)) for s, c in done[0]["cards"]]
+                    assert seats.index(done[0]["winner"]) == their_winner(played, deal.trump)
