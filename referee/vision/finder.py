@@ -1,0 +1,453 @@
+"""Find card-sized pieces of white card stock in a frame: quads plus rectified portrait crops.
+
+Why this method (measured on ``finder_scenes`` and simulator frames, see README "Table vision"):
+plain contour finding on edges drowns in the lines of check and stripe cloths.  Card stock is
+bright *and* unsaturated, which a red/white check shares only in small squares and a stripe
+cloth only in thin bands, so we
+
+1. segment "whiteness" (``min(B,G,R) - k * saturation``, Otsu threshold clamped to a sane
+   range) at a reduced working width (640 px: ~1 ms per step instead of ~4);
+2. fill the holes the card figures leave, then open with a kernel ~15% of a card's short side,
+   which erases check squares and stripe bands glued to a card while a card survives;
+3. take each blob: a blob that looks like one card (rectangular, card aspect, card area) gives
+   its own quad; any other blob (overlapping trick cards, a card touching a white stripe) is
+   explained by *card hypotheses* grown from its right-angle corners with the card size known
+   from the single cards (or the layout).  A convex corner of a union of cards is always a
+   corner of one of them, so every card with one visible corner gets a hypothesis; hypotheses
+   are scored by how much of them is white and how much of their outline is a blob border,
+   then accepted greedily while they explain new area;
+4. a rectangle one card wide but only part of a card long (the briscola half under the stock)
+   is extended both ways to a full card; the two hypotheses share a ``group`` and the
+   classifier keeps the better one.
+
+The finder over-proposes on purpose: the classifier's ``back`` class (face-down cards, cloth,
+the stock) and its confidence are the precision stage (``referee.vision.pipeline``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from referee.errors import RefereeError
+from referee.vision.detections import Detections, FloatArray, Image
+
+Mask = npt.NDArray[np.uint8]
+#: OpenCV contours (its stubs type them loosely)
+Contour = npt.NDArray[Any]
+
+
+class FrameError(RefereeError, ValueError):
+    """A frame that is not an 8-bit BGR image."""
+
+
+@dataclass(frozen=True)
+class FinderConfig:
+    """Knobs of :class:`CardFinder`; defaults suit a 1280x720 top-down table view."""
+
+    work_width: int = 640
+    #: (w, h) of the rectified portrait crops: the classifier's input size.
+    crop_size: tuple[int, int] = (64, 112)
+    #: Card long side in full-frame pixels when the layout knows it; None = estimate per frame.
+    card_height: float | None = None
+    #: Fallback card long side as a fraction of the frame height before any card was measured.
+    default_height_frac: float = 0.17
+    aspect_range: tuple[float, float] = (1.25, 2.2)
+    saturation_weight: float = 1.5
+    #: The Otsu threshold on whiteness is clamped into this range (dark room .. white cloth).
+    white_threshold: tuple[int, int] = (80, 200)
+    min_coverage: float = 0.9
+    #: Opening kernel as a fraction of the card's short side: erases check squares and stripe
+    #: bands narrower than that (glued to a card or not) while whole cards survive.
+    open_frac: float = 0.3
+    max_candidates: int = 24
+    #: Fraction of a blob that must be non-white printing for it to count as a card when
+    #: measuring the card size (a white check square has none).
+    min_ink: float = 0.02
+    #: Blobs larger than this many cards are cloth (a bright table), not cards.
+    max_blob_cards: float = 8.0
+
+
+@dataclass(frozen=True)
+class _Hypothesis:
+    quad: FloatArray  # (4, 2) work-scale corners, c0 + u*a, + v*b ...
+    score: float
+    group: int
+
+
+@dataclass
+class CardFinder:
+    """``CardFinder().find(bgr_image) -> Detections`` (quads in image px, crops, groups).
+
+    Keeps a running estimate of the card size between frames (cards do not change size).
+    """
+
+    config: FinderConfig = field(default_factory=FinderConfig)
+    _card_size: tuple[float, float] | None = None  # (short, long) in full-frame px
+    _observed: bool = False  # the size came from classified cards: trust it over blob shapes
+
+    def find(self, image: Image) -> Detections:
+        _check_frame(image)
+        cfg = self.config
+        scale = cfg.work_width / image.shape[1]
+        small = np.asarray(cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8)
+        raw = whiteness_mask(small, cfg)
+        mask = fill_holes(raw)
+        short, long_ = self._expected_size(image, raw, mask, scale)
+        k = max(3, round(cfg.open_frac * short)) | 1
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        opened = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), np.uint8)
+        known = self._card_size is not None or cfg.card_height is not None
+        hyps = _hypotheses(opened, short, long_, cfg, size_known=known)
+        hyps = sorted(hyps, key=lambda h: -h.score)[: cfg.max_candidates]
+        if not hyps:
+            return Detections.empty()
+        quads = np.stack([_portrait_order(h.quad) for h in hyps]) / scale
+        crops = [rectify(image, q, cfg.crop_size) for q in quads]
+        groups = np.array([h.group for h in hyps], np.int32)
+        return Detections(quad=quads.astype(np.float32), crops=crops, group=groups)
+
+    def observe(self, quads: FloatArray) -> None:
+        """Learn the card size from quads the classifier confirmed as cards (image px)."""
+        if len(quads) == 0:
+            return
+        q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+        a = np.linalg.norm(q[:, 1] - q[:, 0], axis=1)
+        b = np.linalg.norm(q[:, 2] - q[:, 1], axis=1)
+        size = (float(np.median(np.minimum(a, b))), float(np.median(np.maximum(a, b))))
+        self._observed = True
+        self._card_size = size if self._card_size is None else _blend(self._card_size, size, 0.3)
+
+    def _expected_size(self, image: Image, raw: Mask, mask: Mask, scale: float) -> tuple[float, float]:
+        """Card (short, long) side in work px: layout, else confirmed cards, else single blobs."""
+        cfg = self.config
+        if cfg.card_height is not None:
+            long_ = cfg.card_height * scale
+            return long_ / 1.6, long_
+        if not self._observed:
+            measured = _single_card_sizes(raw, mask, cfg)
+            if measured:
+                s, l_ = np.median(np.array(measured), axis=0)
+                size = (float(s) / scale, float(l_) / scale)
+                # smooth: one odd blob must not resize everything
+                self._card_size = size if self._card_size is None else _blend(self._card_size, size, 0.7)
+        if self._card_size is not None:
+            return self._card_size[0] * scale, self._card_size[1] * scale
+        long_ = cfg.default_height_frac * image.shape[0] * scale
+        return long_ / 1.6, long_
+
+
+def _blend(old: tuple[float, float], new: tuple[float, float], w: float) -> tuple[float, float]:
+    return (1 - w) * old[0] + w * new[0], (1 - w) * old[1] + w * new[1]
+
+
+def _check_frame(image: object) -> None:
+    if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
+        shape = getattr(image, "shape", None)
+        raise FrameError(f"expected a BGR uint8 image (H, W, 3), got {type(image).__name__} {shape}")
+    if image.shape[0] < 32 or image.shape[1] < 32:
+        raise FrameError(f"frame too small to hold a card: {image.shape[1]}x{image.shape[0]}")
+
+
+def whiteness_mask(small: Image, cfg: FinderConfig) -> Mask:
+    """255 where the pixel looks like card stock (bright, unsaturated); holes not yet filled."""
+    b, g, r = cv2.split(small)
+    lo = cv2.min(b, cv2.min(g, r))
+    hi = cv2.max(b, cv2.max(g, r))
+    sat = cv2.subtract(hi, lo)
+    white = cv2.addWeighted(lo, 1.0, sat, -cfg.saturation_weight, 0)  # saturates at 0
+    otsu, _ = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    thr = float(np.clip(otsu, *cfg.white_threshold))
+    _, mask = cv2.threshold(white, thr, 255, cv2.THRESH_BINARY)
+    # A card's thin white margin outside its printed frame line must stay one closed ring.
+    return np.asarray(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)), np.uint8)
+
+
+def fill_holes(mask: Mask) -> Mask:
+    """Figures and pips are holes in a card's white: fill every hole of every blob."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    filled = np.zeros_like(mask)
+    cv2.drawContours(filled, contours, -1, 255, cv2.FILLED)
+    return filled
+
+
+def _single_card_sizes(raw: Mask, filled: Mask, cfg: FinderConfig) -> list[tuple[float, float]]:
+    """(short, long) of blobs that look like one card *and* have printing inside.
+
+    The printing test (holes in the raw whiteness) is what tells a card from a white check
+    square or a paper napkin of card shape: blank white is cloth, a card always has pips.
+    """
+    sizes = []
+    contours, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for c in contours:
+        area = cv2.contourArea(c)
+        if area < 150:
+            continue
+        (_, _), (w, h), _ = cv2.minAreaRect(c)
+        s, l_ = min(w, h), max(w, h)
+        if not (s > 0 and cfg.aspect_range[0] <= l_ / s <= cfg.aspect_range[1] and area >= 0.85 * w * h):
+            continue
+        x, y, bw, bh = cv2.boundingRect(c)
+        blob = filled[y : y + bh, x : x + bw] > 0
+        ink = float(np.count_nonzero(blob & (raw[y : y + bh, x : x + bw] == 0))) / max(1, int(np.count_nonzero(blob)))
+        if ink >= cfg.min_ink:
+            sizes.append((s, l_))
+    return sizes
+
+
+def _hypotheses(
+    mask: Mask, short: float, long_: float, cfg: FinderConfig, size_known: bool = True
+) -> list[_Hypothesis]:
+    out: list[_Hypothesis] = []
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    card_area = short * long_
+    for contour in contours:
+        area = cv2.contourArea(contour)
+        # Too small for a card, or a bright cloth region (a trick is at most ~5 cards' area).
+        if not (0.25 * card_area <= area <= cfg.max_blob_cards * card_area):
+            continue
+        single = _single_card_quad(contour, area, short, long_, cfg, size_known)
+        if single is not None:
+            out.append(_Hypothesis(single, 2.0, len(out)))
+            continue
+        partial = _partial_card_quads(contour, area, short, long_)
+        if partial:
+            group = len(out)
+            out.extend(_Hypothesis(q, 1.0, group) for q in partial)
+            continue
+        # Smaller than a card, or ragged: cloth pattern (check squares), not cards.
+        if area < 0.7 * card_area or cv2.contourArea(cv2.convexHull(contour)) > 1.8 * area:
+            continue
+        out.extend(_corner_hypotheses(mask, contour, short, long_, cfg, first_group=len(out)))
+    return out
+
+
+def _single_card_quad(
+    contour: Contour,
+    area: float,
+    short: float,
+    long_: float,
+    cfg: FinderConfig,
+    size_known: bool = True,
+) -> FloatArray | None:
+    (_, _), (w, h), _ = cv2.minAreaRect(contour)
+    s, l_ = min(w, h), max(w, h)
+    if s <= 0 or area < 0.86 * w * h:
+        return None
+    if not (cfg.aspect_range[0] <= l_ / s <= cfg.aspect_range[1]):
+        return None
+    if size_known and not (0.6 * short * long_ <= area <= 1.6 * short * long_):
+        return None
+    return _four_corners(contour)
+
+
+def _four_corners(contour: Contour) -> FloatArray:
+    """The blob's quad: a 4-vertex approximation of its hull (keeps perspective), else minAreaRect."""
+    hull = cv2.convexHull(contour)
+    peri = cv2.arcLength(hull, True)
+    for eps in (0.02, 0.04, 0.06):
+        approx = cv2.approxPolyDP(hull, eps * peri, True)
+        if len(approx) == 4:
+            return approx.reshape(4, 2).astype(np.float32)
+    box: FloatArray = cv2.boxPoints(cv2.minAreaRect(contour)).astype(np.float32)
+    return box
+
+
+def _partial_card_quads(contour: Contour, area: float, short: float, long_: float) -> list[FloatArray]:
+    """A rectangle one card wide and 35-85% of a card long: the same card extended both ways."""
+    (cx, cy), (w, h), angle = cv2.minAreaRect(contour)
+    if area < 0.72 * w * h:  # rounded corners (and the opening) weigh more on a short piece
+        return []
+    if w < h:  # make w the side that should be the card's short side
+        w, h = h, w
+        angle += 90
+    # Now the candidate's short side is along `h`'s axis? Decide by which side matches `short`.
+    sides = sorted([(abs(w - short), w, h, angle), (abs(h - short), h, w, angle + 90)])
+    err, across, along, ang = sides[0]
+    if err > 0.2 * short or not (0.35 * long_ <= along <= 0.85 * long_):
+        return []
+    t = np.deg2rad(ang)
+    axis = np.array([-np.sin(t), np.cos(t)], np.float32)  # direction of `along`
+    normal = np.array([np.cos(t), np.sin(t)], np.float32)
+    centre = np.array([cx, cy], np.float32)
+    quads = []
+    for sign in (1.0, -1.0):
+        c = (centre + sign * axis * (long_ - along) / 2).astype(np.float32)
+        quads.append(_rect(c, (normal * across / 2).astype(np.float32), (axis * long_ / 2).astype(np.float32)))
+    return quads
+
+
+def _rect(centre: FloatArray, half_u: FloatArray, half_v: FloatArray) -> FloatArray:
+    pts = [centre - half_u - half_v, centre + half_u - half_v, centre + half_u + half_v, centre - half_u + half_v]
+    return np.array(pts, np.float32)
+
+
+def _corner_hypotheses(
+    mask: Mask, contour: Contour, short: float, long_: float, cfg: FinderConfig, first_group: int
+) -> list[_Hypothesis]:
+    """Card rectangles grown from the blob's right-angle corners, accepted greedily."""
+    candidates: list[tuple[float, FloatArray]] = []
+    for corner, u, v, len_u, len_v in _corners(contour, short):
+        for a, b in ((short, long_), (long_, short)):
+            # Fit each side to the white run from the corner (cards differ by a few percent
+            # and the blob's border sits a pixel or two inside the printed edge).
+            a_fit = float(np.clip(_white_run(mask, corner, u, v, a, b), 0.8 * a, 1.05 * a))
+            b_fit = float(np.clip(_white_run(mask, corner, v, u, b, a_fit), 0.8 * b, 1.05 * b))
+            quad = np.array([corner, corner + u * a_fit, corner + u * a_fit + v * b_fit, corner + v * b_fit], np.float32)
+            cov, support = _coverage_and_support(mask, quad)
+            # A straight blob border running on past the hypothesised card corner means the
+            # card is the other way round (two cards aligned that exactly are rare).
+            runs_on = len_u > 1.15 * a or len_v > 1.15 * b
+            if cov >= cfg.min_coverage:
+                candidates.append((cov**4 * (0.5 + support) * (0.5 if runs_on else 1.0), quad))
+    candidates.sort(key=lambda c: -c[0])
+    explained = np.zeros_like(mask)
+    accepted: list[_Hypothesis] = []
+    for score, quad in candidates:
+        pts = _sample_points(quad)
+        new = 1.0 - _fraction_set(explained, pts)
+        if new < 0.3:
+            continue
+        cv2.fillConvexPoly(explained, np.round(quad).astype(np.int32), 255)
+        accepted.append(_Hypothesis(quad, score, first_group + len(accepted)))
+    return accepted
+
+
+def _corners(
+    contour: Contour, short: float
+) -> list[tuple[FloatArray, FloatArray, FloatArray, float, float]]:
+    """Convex near-right-angle corners as (corner, unit u, unit v, edge length u, edge length v).
+
+    Corners are intersections of consecutive *long* polygon edges, so rounded card corners
+    (which approximate to one or two short edges) still give the sharp corner.
+    """
+    poly = cv2.approxPolyDP(contour, max(1.5, 0.08 * short), True).reshape(-1, 2).astype(np.float32)
+    n = len(poly)
+    if n < 3:
+        return []
+    orient = np.sign(cv2.contourArea(poly, oriented=True)) or 1.0
+    edges = [(poly[i], poly[(i + 1) % n]) for i in range(n)]
+    long_edges = [e for e in edges if np.linalg.norm(e[1] - e[0]) >= 0.25 * short]
+    out = []
+    m = len(long_edges)
+    for i in range(m):
+        (p0, p1), (q0, q1) = long_edges[i], long_edges[(i + 1) % m]
+        if m > 1 and np.linalg.norm(p1 - q0) > 0.3 * short:
+            continue
+        d1 = (p1 - p0) / np.linalg.norm(p1 - p0)
+        d2 = (q1 - q0) / np.linalg.norm(q1 - q0)
+        cross = float(d1[0] * d2[1] - d1[1] * d2[0])
+        if abs(float(d1 @ d2)) > 0.4 or np.sign(cross) != orient:  # not ~90 degrees, or concave
+            continue
+        corner = _intersect(p0, d1, q0, d2)
+        if corner is None:
+            continue
+        u, v = _orthogonal(-d1, d2)
+        out.append((corner, u, v, float(np.linalg.norm(corner - p0)), float(np.linalg.norm(q1 - corner))))
+    return out
+
+
+_RUN_OFFSETS = np.array([0.25, 0.5, 0.75], np.float32)[:, None, None]
+
+
+def _white_run(mask: Mask, corner: FloatArray, along: FloatArray, across: FloatArray, a: float, b: float) -> float:
+    """Median length of the white run from ``corner`` along ``along`` (three lines across)."""
+    n = int(1.3 * a) + 1
+    steps = np.arange(n, dtype=np.float32)[None, :, None]
+    pts = corner + _RUN_OFFSETS * b * across + steps * along  # (3, n, 2)
+    h, w = mask.shape
+    xs = np.minimum(np.maximum((pts[..., 0] + 0.5).astype(np.intp), 0), w - 1)
+    ys = np.minimum(np.maximum((pts[..., 1] + 0.5).astype(np.intp), 0), h - 1)
+    white = mask[ys, xs] > 0
+    dark = ~white
+    dark[:, -1] = True
+    first_dark = np.argmax(dark, axis=1)  # first non-white step on each line
+    return float(np.median(first_dark))
+
+
+def _orthogonal(u: FloatArray, v: FloatArray) -> tuple[FloatArray, FloatArray]:
+    """Rotate u and v symmetrically about their bisector to exactly 90 degrees apart.
+
+    A card is a rectangle; the polygon's edge directions are noisy by a few degrees at
+    working resolution, which on a card's far end is enough to miss it.
+    """
+    bis = u + v
+    bis = bis / (np.linalg.norm(bis) + 1e-9)
+    perp = np.array([-bis[1], bis[0]], np.float32)
+    if float(perp @ u) < 0:
+        perp = -perp
+    r = float(np.sqrt(0.5))
+    return ((bis + perp) * r).astype(np.float32), ((bis - perp) * r).astype(np.float32)
+
+
+def _intersect(p: FloatArray, d: FloatArray, q: FloatArray, e: FloatArray) -> FloatArray | None:
+    den = d[0] * e[1] - d[1] * e[0]
+    if abs(den) < 1e-6:
+        return None
+    t = ((q[0] - p[0]) * e[1] - (q[1] - p[1]) * e[0]) / den
+    result: FloatArray = (p + t * d).astype(np.float32)
+    return result
+
+
+def _grid(nu: int, nv: int) -> tuple[FloatArray, FloatArray]:
+    s = (np.arange(nu, dtype=np.float32) + 0.5) / nu
+    t = (np.arange(nv, dtype=np.float32) + 0.5) / nv
+    ss, tt = np.meshgrid(s, t)
+    return ss.ravel()[:, None].astype(np.float32), tt.ravel()[:, None].astype(np.float32)
+
+
+_INSIDE = _grid(6, 10)
+_EDGE_T = np.linspace(0.15, 0.85, 6, dtype=np.float32)[:, None]
+
+
+def _sample_points(quad: FloatArray) -> FloatArray:
+    """A 6x10 grid of points inside a (near-parallelogram) quad."""
+    ss, tt = _INSIDE
+    pts: FloatArray = quad[0] + ss * (quad[1] - quad[0]) + tt * (quad[3] - quad[0])
+    return pts
+
+
+def _fraction_set(mask: Mask, pts: FloatArray) -> float:
+    h, w = mask.shape
+    xs = np.minimum(np.maximum((pts[:, 0] + 0.5).astype(np.intp), 0), w - 1)
+    ys = np.minimum(np.maximum((pts[:, 1] + 0.5).astype(np.intp), 0), h - 1)
+    # Points beyond the frame read the border pixel: a card cut by the frame edge still counts.
+    return float(np.count_nonzero(mask[ys, xs])) / len(pts)
+
+
+def _coverage_and_support(mask: Mask, quad: FloatArray) -> tuple[float, float]:
+    """(fraction of the quad that is white, fraction of its outline with non-white just outside)."""
+    cov = _fraction_set(mask, _sample_points(quad))
+    centre = quad.mean(axis=0)
+    a = quad
+    b = np.roll(quad, -1, axis=0)
+    mid_out = (a + b) / 2 - centre
+    offset = mid_out / (np.linalg.norm(mid_out, axis=1, keepdims=True) + 1e-6) * 3.0
+    pts = (a[None] + _EDGE_T[:, :, None] * (b - a)[None] + offset[None]).reshape(-1, 2)
+    support = 1.0 - _fraction_set(mask, pts.astype(np.float32))
+    return cov, support
+
+
+def _portrait_order(quad: FloatArray) -> FloatArray:
+    """Clockwise corners, short edge first, starting at the upper of the two possible corners."""
+    q = quad.astype(np.float32)
+    if cv2.contourArea(q, oriented=True) < 0:  # image y grows down: positive = clockwise
+        q = q[::-1]
+    if np.linalg.norm(q[1] - q[0]) > np.linalg.norm(q[2] - q[1]):
+        q = np.roll(q, -1, axis=0)
+    if q[2, 1] + q[3, 1] < q[0, 1] + q[1, 1]:  # the other short edge is higher: start there
+        q = np.roll(q, -2, axis=0)
+    return q
+
+
+def rectify(image: Image, quad: FloatArray, size: tuple[int, int]) -> Image:
+    """Warp the card under ``quad`` (portrait-ordered, image px) to a ``size`` = (w, h) crop."""
+    w, h = size
+    dst = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
+    m = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    crop = cv2.warpPerspective(image, m, (w, h), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    return np.asarray(crop, np.uint8)

@@ -1,0 +1,111 @@
+"""``referee detect`` and the frame pipeline, with a fake classifier (no model needed)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.cli import main
+from referee.vision.detect_cli import detect_file
+from referee.vision.detections import Image
+from referee.vision.finder_scenes import PlacedCard, make_scene
+from referee.vision.pipeline import FramePipeline
+
+
+@dataclass(frozen=True)
+class FakePrediction:
+    card: str
+    confidence: float
+    top: list[tuple[str, float]]
+
+
+class FakeClassifier:
+    """Bright crops are ``coppe_3``; dark ones (backs, cloth) are ``back``."""
+
+    input_size = (48, 80)
+
+    def __init__(self) -> None:
+        self.batches: list[int] = []
+
+    def classify(self, crops: Sequence[Image]) -> list[FakePrediction]:
+        self.batches.append(len(crops))
+        out = []
+        for crop in crops:
+            assert crop.shape == (80, 48, 3)  # the finder honours the classifier's input size
+            if float(crop.mean()) > 170:
+                out.append(FakePrediction("coppe_3", 0.97, [("coppe_3", 0.97), ("coppe_2", 0.02)]))
+            else:
+                out.append(FakePrediction("back", 0.99, [("back", 0.99)]))
+        return out
+
+
+def _scene() -> tuple[Image, list[np.ndarray]]:
+    rng = np.random.default_rng(11)
+    cards = [
+        PlacedCard((300, 300), 10, 150),
+        PlacedCard((900, 400), 70, 150),
+        PlacedCard((640, 600), 0, 150, face_up=False),
+    ]
+    return make_scene(cards, rng, "felt")
+
+
+def test_pipeline_keeps_face_up_cards_in_one_classifier_call() -> None:
+    image, quads = _scene()
+    clf = FakeClassifier()
+    dets = FramePipeline.create(clf).process(image)
+    assert clf.batches and len(clf.batches) == 1
+    assert sorted(dets.card.tolist()) == ["coppe_3", "coppe_3"]
+    centres = sorted(tuple(np.round(c / 50)) for c in dets.centers)
+    assert centres == sorted(tuple(np.round(q.mean(axis=0) / 50)) for q in quads[:2])
+
+
+def test_detect_file_prints_the_documented_json(tmp_path: Path) -> None:
+    image, _ = _scene()
+    path = tmp_path / "table.png"
+    cv2.imwrite(str(path), image)
+    result = detect_file(FramePipeline.create(FakeClassifier()), str(path))
+    assert set(result) == {"image", "cards", "ms"} and result["image"] == str(path)
+    assert len(result["cards"]) == 2
+    card = result["cards"][0]
+    assert card["card"] == "coppe_3" and 0 < card["confidence"] <= 1
+    assert len(card["quad"]) == 4 and all(len(p) == 2 for p in card["quad"])
+    json.dumps(result)  # plain JSON types only
+
+
+def test_large_photos_are_analysed_small_but_quads_come_back_in_photo_pixels(tmp_path: Path) -> None:
+    image, quads = _scene()
+    big = cv2.resize(image, None, fx=2, fy=2, interpolation=cv2.INTER_LINEAR)
+    path = tmp_path / "big.png"
+    cv2.imwrite(str(path), big)
+    result = detect_file(FramePipeline.create(FakeClassifier()), str(path), max_width=1280)
+    got = sorted(tuple(np.round(np.mean(c["quad"], axis=0) / 100)) for c in result["cards"])
+    assert got == sorted(tuple(np.round(q.mean(axis=0) * 2 / 100)) for q in quads[:2])
+
+
+def test_missing_and_corrupt_images_are_error_objects(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.jpg"
+    bad.write_bytes(b"not a jpeg")
+    pipe = FramePipeline.create(FakeClassifier())
+    assert "no such file" in detect_file(pipe, str(tmp_path / "nope.jpg"))["error"]
+    assert "not a readable image" in detect_file(pipe, str(bad))["error"]
+
+
+def test_cli_prints_one_json_line_per_image_and_fails_on_a_bad_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import referee.recognition as recognition
+
+    monkeypatch.setattr(recognition.CardClassifier, "load", classmethod(lambda cls, *a, **k: FakeClassifier()))
+    image, _ = _scene()
+    good = tmp_path / "good.png"
+    cv2.imwrite(str(good), image)
+    status = main(["detect", "--deck", "italian", str(good), str(tmp_path / "missing.png")])
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert status == 1 and len(lines) == 2
+    assert len(lines[0]["cards"]) == 2 and "error" in lines[1]

@@ -1,0 +1,92 @@
+"""Card finding on self-made scenes (no ../shared needed): cloths, overlap, partial cards."""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from referee.vision.detections import Detections, DetectionsError
+from referee.vision.finder import CardFinder, FinderConfig, FrameError
+from referee.vision.finder_scenes import PlacedCard, make_scene, random_cards
+
+
+def _found(dets: Detections, quad: npt.NDArray[np.float32], tol: float = 20.0) -> bool:
+    centre = quad.mean(axis=0)
+    return bool(len(dets)) and float(np.min(np.linalg.norm(dets.centers - centre, axis=1))) < tol
+
+
+@pytest.mark.parametrize("cloth", ["felt", "wood"])
+def test_isolated_cards_are_all_found_under_uneven_light(cloth: str) -> None:
+    rng = np.random.default_rng(3)
+    cards = random_cards(rng, 6)
+    image, quads = make_scene(cards, rng, cloth, light=0.4)
+    dets = CardFinder().find(image)
+    assert all(_found(dets, q) for q in quads)
+    assert len(set(dets.group.tolist())) <= 8  # no flood of cloth proposals
+
+
+def test_check_cloth_white_squares_are_not_cards_and_cards_are_found() -> None:
+    rng = np.random.default_rng(5)
+    cards = [PlacedCard((300, 250), 5, 170), PlacedCard((900, 450), 80, 170)]
+    image, quads = make_scene(cards, rng, "check")
+    dets = CardFinder().find(image)
+    assert all(_found(dets, q) for q in quads)
+    assert len(set(dets.group.tolist())) == 2
+
+
+def test_two_cards_overlapping_by_forty_percent_are_two_cards() -> None:
+    rng = np.random.default_rng(7)
+    cards = [PlacedCard((600, 360), 4, 170), PlacedCard((660, 360), -6, 170)]  # 100 px wide: 40% overlap
+    image, quads = make_scene(cards, rng, "felt")
+    dets = CardFinder().find(image)
+    assert _found(dets, quads[0]) and _found(dets, quads[1])
+
+
+def test_face_down_card_is_not_proposed() -> None:
+    rng = np.random.default_rng(1)
+    image, quads = make_scene([PlacedCard((640, 360), 20, 170, face_up=False)], rng, "felt")
+    assert not _found(CardFinder().find(image), quads[0])
+
+
+def test_card_half_under_the_stock_is_proposed_at_full_size() -> None:
+    rng = np.random.default_rng(2)
+    briscola = PlacedCard((640, 360), 90, 170)  # lying across, long side horizontal
+    stock = PlacedCard((700, 360), 0, 170, face_up=False)  # covers its right half
+    image, quads = make_scene([briscola, stock], rng, "felt")
+    dets = CardFinder(FinderConfig(card_height=170)).find(image)
+    assert _found(dets, quads[0], tol=25)
+
+
+def test_crops_are_portrait_at_the_configured_size_and_quads_are_in_image_pixels() -> None:
+    rng = np.random.default_rng(4)
+    cards = [PlacedCard((400, 300), 30, 170)]
+    image, quads = make_scene(cards, rng, "felt")
+    dets = CardFinder(FinderConfig(crop_size=(50, 80))).find(image)
+    assert len(dets) == 1 and dets.crops[0].shape == (80, 50, 3)
+    q = dets.quad[0]
+    assert np.linalg.norm(q[1] - q[0]) < np.linalg.norm(q[2] - q[1])  # short side first
+    assert np.abs(np.sort(q, axis=0) - np.sort(quads[0], axis=0)).max() < 12
+
+
+def test_card_size_is_learned_from_single_cards() -> None:
+    rng = np.random.default_rng(6)
+    finder = CardFinder()
+    finder.find(make_scene(random_cards(rng, 3, height=120), rng, "felt")[0])
+    assert finder._card_size is not None and abs(finder._card_size[1] - 120) < 12
+
+
+@pytest.mark.parametrize("bad", [np.zeros((720, 1280), np.uint8), np.zeros((720, 1280, 3), np.float32), "x"])
+def test_bad_frames_are_a_clear_error(bad: object) -> None:
+    with pytest.raises(FrameError, match="BGR uint8"):
+        CardFinder().find(bad)  # type: ignore[arg-type]
+
+
+def test_detections_filter_with_a_mask_and_validate_lengths() -> None:
+    quads = np.arange(3 * 8, dtype=np.float32).reshape(3, 4, 2)
+    dets = Detections(quad=quads, card=np.array(["coppe_1", "back", "7H"], object))
+    sub = dets[dets.card != "back"]
+    assert list(sub.card) == ["coppe_1", "7H"] and list(sub.group) == [0, 2]
+    assert list(dets.face_up) == [True, False, True]
+    with pytest.raises(DetectionsError, match="confidence"):
+        Detections(quad=quads, confidence=np.zeros(2, np.float32))
