@@ -1,0 +1,328 @@
+"""``referee demo``: a simulated game on video, refereed end to end, with no camera.
+
+    referee demo                                   # briscola-4, italian cards, seed 1
+    referee demo --game belotta --seed 3 --out /tmp/demo
+
+It renders the game (``referee.vision.simulator``), calibrates the table from the first frame's
+ArUco mat, runs the vision stage on every frame, feeds the play events to the rules core, prints
+the calls as JSON Lines and the final score, and writes to the output folder:
+``annotated.mp4`` (quads, labels, seat zones, the current call), ``screens/`` (the box's OLED
+screen for each call, as PNG), ``calls.jsonl``, ``events.jsonl`` and ``truth.jsonl``.
+
+The vision stage is the full pipeline (finder + recogniser + play tracker,
+``referee.vision.pipeline``) when those modules and a model are present; otherwise, or with
+``--truth-vision``, the simulator's ground truth stands in behind the same interface, and the
+demo says so.  Operator input (contracts, declarations) comes from the simulated log, as the
+box's menu would give it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from referee.errors import RefereeError
+from referee.rules import Referee
+
+Event = dict[str, Any]
+Call = dict[str, Any]
+
+
+# ---- the vision stage, behind one small interface ---------------------------------------------
+@dataclass
+class SeenCard:
+    """A card the vision stage shows on the annotated frame."""
+
+    card: str
+    quad: npt.NDArray[Any]
+    confidence: float = 1.0
+
+
+class VisionStage(Protocol):
+    """Frames in, rules events out (plays, trick gathering...), plus what to draw."""
+
+    name: str
+
+    def update(self, image: npt.NDArray[Any], t: float, sim_events: Sequence[Event]) -> list[Event]: ...
+
+    def seen(self) -> list[SeenCard]: ...
+
+
+class TruthVision:
+    """The simulator's ground truth as the vision stage (when the real one is unavailable)."""
+
+    name = "ground truth (simulator)"
+
+    def __init__(self) -> None:
+        self._seen: list[SeenCard] = []
+        self.frame_truth: list[Any] = []
+
+    def update(self, image: npt.NDArray[Any], t: float, sim_events: Sequence[Event]) -> list[Event]:
+        self._seen = [SeenCard(c.code, c.quad) for c in self.frame_truth if c.face_up and not c.moving
+                      and c.occluded_fraction < 0.6]
+        return [e for e in sim_events if e.get("event") == "play"]
+
+    def seen(self) -> list[SeenCard]:
+        return self._seen
+
+
+def pipeline_vision(game: str, deck_family: str, layout: Any) -> tuple[VisionStage | None, str]:
+    """The real pipeline as a :class:`VisionStage`, or ``(None, why not)``."""
+    import importlib.util
+
+    for module in ("referee.vision.pipeline", "referee.vision.tracker"):
+        if importlib.util.find_spec(module) is None:
+            return None, f"{module} is not available yet"
+    return None, "the play tracker is not wired into the demo yet"
+
+
+# ---- run ----------------------------------------------------------------------------------------
+@dataclass
+class DemoResult:
+    """What a demo run produced (returned for tests and the benchmark)."""
+
+    calls: list[Call] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    truth_events: list[Event] = field(default_factory=list)
+    vision: str = ""
+    frames: int = 0
+    seconds: float = 0.0
+    out: Path | None = None
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--game", default="briscola-4", help="briscola-2, briscola-4, briscola-chiamata, belotta, binocolo")
+    parser.add_argument("--deck", default=None,
+                        help="italian|french (default: the game's), 'random', or a face set like "
+                             "invido_regional_lowres/napoletane")
+    parser.add_argument("--seed", type=int, default=1, help="which random game (and table) to simulate")
+    parser.add_argument("--out", default="demo-out", help="output folder (made if missing)")
+    parser.add_argument("--texture", default="check", help="table cloth: check, stripes, felt, wood, a texture "
+                                                           "name, or random")
+    parser.add_argument("--fps", type=float, default=10.0, help="simulated camera frame rate")
+    parser.add_argument("--truth-vision", action="store_true",
+                        help="use the simulator's ground truth instead of the vision pipeline")
+    parser.add_argument("--no-video", action="store_true", help="skip writing annotated.mp4")
+    parser.add_argument("--quiet", action="store_true", help="print only the final score")
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        result = run_demo(
+            game=args.game, deck=args.deck, seed=args.seed, out=Path(args.out), texture=args.texture,
+            fps=args.fps, truth_vision=args.truth_vision, video=not args.no_video, quiet=args.quiet,
+        )
+    except RefereeError as exc:
+        print(f"referee demo: {exc}", file=sys.stderr)
+        return 2
+    return 0 if result.calls else 1
+
+
+def run_demo(
+    game: str = "briscola-4",
+    deck: str | None = None,
+    seed: int = 1,
+    out: Path = Path("demo-out"),
+    texture: str = "check",
+    fps: float = 10.0,
+    truth_vision: bool = False,
+    video: bool = True,
+    quiet: bool = False,
+) -> DemoResult:
+    """Simulate, referee and record one deal; see the module docstring."""
+    from referee.vision.calibrate import calibrate_image
+    from referee.vision.layout import LayoutError
+    from referee.vision.simulator.video import simulate_game
+
+    started = time.perf_counter()
+    out.mkdir(parents=True, exist_ok=True)
+    say = _printer(quiet)
+    sim = simulate_game(game, deck=deck, seed=seed, fps=fps, texture=texture)
+    family = "italian" if "_" in sim.plays[0].card else "french"
+    say(f"# simulating {sim.game} ({', '.join(sim.seats)}), {sim.face_set} on '{sim.texture}', "
+        f"{sim.duration:.0f} s at {fps:g} fps; output in {out}/")
+    frames = sim.frames()
+    first = next(frames)
+    try:
+        layout = calibrate_image(first.image, sim.seats)
+        say(f"# table calibrated from the mat markers in the first frame ({sim.layout.frame_size[0]}x"
+            f"{sim.layout.frame_size[1]})")
+    except LayoutError as exc:
+        layout = sim.layout
+        say(f"# calibration failed ({exc}); using the simulator's layout")
+    stage: VisionStage
+    truth = TruthVision()
+    if truth_vision:
+        stage = truth
+    else:
+        real, why = pipeline_vision(sim.game, family, layout)
+        if real is None:
+            say(f"# NOTE: {why}: using the simulator's ground truth as the vision stage")
+            stage = truth
+        else:
+            stage = real
+    say(f"# vision: {stage.name}")
+
+    result = DemoResult(vision=stage.name, out=out)
+    ref = Referee()
+    writer = _VideoWriter(out / "annotated.mp4", fps, first.image.shape) if video else None
+    screens = _ScreenWriter(out / "screens", say)
+    last_call = ""
+    for frame in _chain(first, frames):
+        truth.frame_truth = frame.cards
+        operator = [e for e in frame.events if e.get("event") != "play"]
+        result.truth_events.extend(frame.events)
+        events = operator + stage.update(frame.image, frame.t, frame.events)
+        for event in events:
+            result.events.append(event)
+            for call in (c.to_dict() for c in ref.apply(event)):
+                call = {**call, "t": round(frame.t, 2)}
+                result.calls.append(call)
+                screens.add(call)
+                last_call = _call_text(call) or last_call
+                if not quiet:
+                    print(json.dumps(call), flush=True)
+        if writer is not None:
+            writer.write(_annotate(frame.image, layout, stage.seen(), last_call, frame.t))
+        result.frames += 1
+    if writer is not None:
+        writer.close()
+    screens.final(result.calls)
+    _dump(out / "calls.jsonl", result.calls)
+    _dump(out / "events.jsonl", result.events)
+    _dump(out / "truth.jsonl", [{"seat": p.seat, "card": p.card, "t": p.t} for p in sim.plays])
+    result.seconds = time.perf_counter() - started
+    _summary(result, sim, say)
+    return result
+
+
+# ---- pieces -------------------------------------------------------------------------------------
+def _printer(quiet: bool) -> Any:
+    def say(text: str, always: bool = False) -> None:
+        if always or not quiet:
+            print(text, flush=True)
+
+    return say
+
+
+def _chain(first: Any, rest: Any) -> Any:
+    yield first
+    yield from rest
+
+
+def _call_text(call: Call) -> str:
+    kind = call.get("call")
+    if kind == "trick":
+        return f"trick {call['number']}: {call['winner']} takes {call['points']}"
+    if kind == "violation":
+        return f"VIOLATION {call['seat']}: {call['rule']}"
+    if kind == "deal_end":
+        return "deal over: " + ", ".join(f"{k} {v}" for k, v in call["points"].items())
+    if kind == "turn":
+        return f"turn: {call['seat']}"
+    return ""
+
+
+def _annotate(image: npt.NDArray[Any], layout: Any, seen: list[SeenCard], text: str, t: float) -> npt.NDArray[Any]:
+    import cv2
+
+    from referee.vision.calibrate import draw_layout
+
+    out = draw_layout(image, layout)
+    for card in seen:
+        pts = np.round(card.quad).astype(np.int32)
+        cv2.polylines(out, [pts], True, (0, 255, 0), 2, cv2.LINE_AA)
+        x, y = pts.min(axis=0)
+        cv2.putText(out, f"{card.card} {card.confidence:.2f}", (int(x), max(12, int(y) - 4)),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 255, 0), 1, cv2.LINE_AA)
+    cv2.rectangle(out, (0, 0), (out.shape[1], 34), (0, 0, 0), -1)
+    cv2.putText(out, f"{t:6.1f}s  {text}", (10, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.75, (255, 255, 255), 2, cv2.LINE_AA)
+    return out
+
+
+class _VideoWriter:
+    def __init__(self, path: Path, fps: float, shape: tuple[int, ...]) -> None:
+        import cv2
+
+        self.path = path
+        self._cv = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"mp4v"), fps, (shape[1], shape[0]))
+        if not self._cv.isOpened():
+            raise RefereeError(f"cannot write video {path}")
+
+    def write(self, image: npt.NDArray[Any]) -> None:
+        self._cv.write(image)
+
+    def close(self) -> None:
+        self._cv.release()
+
+
+class _ScreenWriter:
+    """The box's OLED screen for each call, as PNG (skipped with a note if the box is missing)."""
+
+    def __init__(self, folder: Path, say: Any) -> None:
+        self.folder = folder
+        self.count = 0
+        try:
+            from referee.box import screens
+        except ImportError as exc:  # pragma: no cover - the box ships with the package
+            say(f"# NOTE: no display screens: referee.box.screens not available ({exc})")
+            self._screens: Any = None
+            return
+        self._screens = screens
+        folder.mkdir(parents=True, exist_ok=True)
+
+    def add(self, call: Call) -> None:
+        if self._screens is None:
+            return
+        made = self._screens.screen_for_call(call)
+        if made is None:
+            return
+        screen, kind = made
+        self._save(screen, kind)
+
+    def final(self, calls: list[Call]) -> None:
+        """The running-score screen as the deal ends."""
+        if self._screens is None:
+            return
+        ends = [c for c in calls if c.get("call") == "deal_end"]
+        if ends:
+            points = sorted(ends[-1]["points"].items())
+            self._save(self._screens.ScoreScreen(points), "score")
+
+    def _save(self, screen: Any, kind: str) -> None:
+        self.count += 1
+        image = self._screens.render(screen, "it")
+        image.save(self.folder / f"{self.count:03d}_{kind}.png")
+
+
+def _dump(path: Path, rows: list[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def _summary(result: DemoResult, sim: Any, say: Any) -> None:
+    ends = [c for c in result.calls if c.get("call") == "deal_end"]
+    if ends:
+        end = ends[-1]
+        score = ", ".join(f"{team} {pts}" for team, pts in end["points"].items())
+        say(f"final score: {score}; winner {end.get('winner') or 'none (tie)'}", always=True)
+    else:
+        say("final score: the deal did not finish (missed plays?)", always=True)
+    played = [(e["seat"], e["card"]) for e in result.events if e.get("event") == "play"]
+    truth = [(p.seat, p.card) for p in sim.plays]
+    matched = sum(1 for p in played if p in truth)
+    true_tricks = [c["winner"] for c in sim.truth_calls() if c["call"] == "trick"]
+    got_tricks = [c["winner"] for c in result.calls if c["call"] == "trick"]
+    right = sum(1 for a, b in zip(true_tricks, got_tricks, strict=False) if a == b)
+    say(f"# vision vs truth: {matched}/{len(truth)} plays right, {len(played) - matched} phantom, "
+        f"{right}/{len(true_tricks)} trick winners; {result.frames} frames in {result.seconds:.1f} s "
+        f"({result.vision})")
+    say(f"# wrote {result.out}/annotated.mp4, screens/, calls.jsonl, events.jsonl, truth.jsonl")

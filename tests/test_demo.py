@@ -1,0 +1,44 @@
+"""``referee demo``: runs a whole simulated deal end to end and writes its outputs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from referee.cli import main
+from referee.demo import run_demo
+from referee.paths import shared_dir
+
+pytestmark = pytest.mark.skipif(not (shared_dir() / "faces").is_dir(), reason="needs ../shared/faces")
+
+
+def test_demo_referees_a_whole_deal_and_writes_video_screens_and_logs(tmp_path: Path) -> None:
+    result = run_demo(game="briscola-2", seed=2, out=tmp_path, fps=2.0, truth_vision=True, quiet=True)
+    assert result.calls[-1]["call"] == "deal_end"
+    assert sum(1 for c in result.calls if c["call"] == "trick") == 20
+    assert (tmp_path / "annotated.mp4").stat().st_size > 10_000
+    screens = sorted(p.name for p in (tmp_path / "screens").glob("*.png"))
+    assert screens[0].endswith("_trick.png") and screens[-1].endswith("_score.png")
+    calls = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
+    assert calls == result.calls
+    truth = [json.loads(line) for line in (tmp_path / "truth.jsonl").read_text().splitlines()]
+    plays = [e for e in result.events if e["event"] == "play"]
+    assert [(t["seat"], t["card"]) for t in truth] == [(p["seat"], p["card"]) for p in plays]
+
+
+def test_demo_cli_prints_calls_and_the_final_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["demo", "--game", "belotta", "--seed", "4", "--fps", "2", "--out", str(tmp_path),
+                 "--no-video", "--truth-vision"])
+    assert code == 0
+    out = capsys.readouterr().out
+    lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
+    assert any(c["call"] == "trick" for c in lines)
+    assert "final score:" in out and "32/32 plays right, 0 phantom" in out
+    assert not (tmp_path / "annotated.mp4").exists()
+
+
+def test_demo_refuses_a_deck_that_does_not_fit_the_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["demo", "--game", "briscola-4", "--deck", "french", "--out", str(tmp_path)]) == 2
+    assert "italian" in capsys.readouterr().err
