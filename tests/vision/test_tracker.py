@@ -1,0 +1,152 @@
+"""Play events from detections over time: stillness, votes, seats, occlusion, rules fallback."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from referee.rules import Referee
+from referee.vision.detections import Detections
+from referee.vision.tracker import PlayTracker, RefereeView, TrackerConfig
+
+FPS = 10.0
+
+
+def card_at(x: float, y: float, top: Sequence[tuple[str, float]], h: float = 120.0) -> Detections:
+    w = h / 1.7
+    quad = np.array([[x - w / 2, y - h / 2], [x + w / 2, y - h / 2], [x + w / 2, y + h / 2], [x - w / 2, y + h / 2]])
+    return Detections(quad=quad[None].astype(np.float32), card=np.array([top[0][0]], object),
+                      confidence=np.array([top[0][1]], np.float32), top=[list(top)])
+
+
+def merge(*parts: Detections) -> Detections:
+    if not parts:
+        return Detections.empty()
+    return Detections(quad=np.concatenate([p.quad for p in parts]),
+                      card=np.concatenate([p.card for p in parts]),
+                      confidence=np.concatenate([p.confidence for p in parts]),
+                      top=[t for p in parts for t in p.top])
+
+
+def seat_of(p: Sequence[float]) -> str:
+    x, y = p
+    if x < 400:
+        return "W"
+    if x > 880:
+        return "E"
+    return "S" if y > 360 else "N"
+
+
+def zone_of(p: Sequence[float]) -> str:
+    x, y = p
+    return "stock" if x < 150 and y < 200 else seat_of(p)
+
+
+class Rules:
+    def __init__(self, played: Sequence[str] = ()) -> None:
+        self.played = set(played)
+        self.trick = 1
+
+    def plausible(self, card: str) -> bool:
+        return card not in self.played
+
+    def trick_number(self) -> int:
+        return self.trick
+
+
+def run(tracker: PlayTracker, frames: Sequence[Detections], t0: float = 0.0) -> list[dict]:
+    events = []
+    for i, dets in enumerate(frames):
+        events += tracker.update(dets, t0 + i / FPS)
+    return events
+
+
+def brought_in_from_west(code: str, still_frames: int, p: float = 0.95) -> list[Detections]:
+    path = [card_at(x, 360, [(code, p)]) for x in (120, 250, 380, 500)]  # hand moving in
+    return path + [card_at(600, 360, [(code, p)]) for _ in range(still_frames)]
+
+
+def test_a_card_still_for_the_set_time_is_one_play_of_the_seat_it_came_from() -> None:
+    tracker = PlayTracker(seat_of, zone_of, Rules())
+    events = run(tracker, brought_in_from_west("coppe_3", 10))
+    assert len(events) == 1
+    play = events[0]
+    assert (play["event"], play["seat"], play["card"]) == ("play", "W", "coppe_3")  # lies in N's zone
+    assert 0.3 - 1e-6 <= play["t"] - 0.4 <= 0.4  # still from t=0.4 s
+    assert "uncertain" not in play
+
+
+def test_a_card_that_keeps_moving_is_never_played() -> None:
+    tracker = PlayTracker(seat_of, zone_of)
+    frames = [card_at(200 + 30 * i, 300, [("coppe_3", 0.99)]) for i in range(20)]
+    assert run(tracker, frames) == []
+
+
+def test_a_hand_hiding_the_played_card_neither_removes_nor_repeats_the_play() -> None:
+    rules = Rules()
+    tracker = PlayTracker(seat_of, zone_of, rules)
+    first = run(tracker, brought_in_from_west("coppe_3", 6))
+    rules.played.add("coppe_3")
+    hidden = run(tracker, [Detections.empty()] * 25, t0=1.0)  # a hand rests on it 2.5 s
+    back = run(tracker, [card_at(602, 361, [("coppe_3", 0.9)])] * 10, t0=3.5)
+    assert len(first) == 1 and hidden == [] and back == []
+
+
+def test_a_card_half_covered_by_a_hand_keeps_its_stillness() -> None:
+    tracker = PlayTracker(seat_of, zone_of)
+    seen = card_at(600, 360, [("spade_7", 0.9)])
+    frames = [*brought_in_from_west("spade_7", 0), seen, Detections.empty(), seen, Detections.empty(), seen]
+    events = run(tracker, frames)
+    assert [e["card"] for e in events] == ["spade_7"]
+
+
+def test_the_briscola_in_the_stock_zone_is_never_a_play() -> None:
+    tracker = PlayTracker(seat_of, zone_of)
+    assert run(tracker, [card_at(100, 100, [("denari_1", 0.99)])] * 20) == []
+
+
+def test_an_impossible_top1_falls_back_to_the_next_plausible_card_flagged_uncertain() -> None:
+    tracker = PlayTracker(seat_of, zone_of, Rules(played=["coppe_3"]))
+    top = [("coppe_3", 0.8), ("coppe_2", 0.15), ("spade_3", 0.05)]
+    events = run(tracker, [card_at(600, 360, top)] * 15)
+    assert len(events) == 1
+    assert events[0]["card"] == "coppe_2" and events[0]["uncertain"] is True
+    assert "coppe_3" in events[0]["alternatives"]
+
+
+def test_a_split_vote_asks_for_confirmation_after_waiting() -> None:
+    tracker = PlayTracker(seat_of, zone_of, Rules(), TrackerConfig(max_wait_s=0.6))
+    a = [("coppe_3", 0.55), ("coppe_2", 0.45)]
+    b = [("coppe_2", 0.55), ("coppe_3", 0.45)]
+    events = run(tracker, [card_at(600, 360, a if i % 2 else b) for i in range(12)])
+    assert len(events) == 1 and events[0]["uncertain"] is True
+    assert events[0]["t"] >= 0.6 - 1e-6
+    assert {events[0]["card"], *events[0]["alternatives"]} == {"coppe_3", "coppe_2"}
+
+
+def test_four_cards_of_a_trick_overlapping_are_four_plays_in_order() -> None:
+    tracker = PlayTracker(seat_of, zone_of, Rules())
+    spots = {"W": (560, 360, 100), "N": (620, 320, 620), "E": (680, 360, 1150), "S": (620, 400, 620)}
+    still: list[Detections] = []
+    events = []
+    t = 0.0
+    for seat, code in zip(["W", "N", "E", "S"], ["coppe_1", "coppe_2", "coppe_3", "coppe_4"], strict=True):
+        x, y, x0 = spots[seat]
+        y0 = {"N": 40, "S": 700}.get(seat, y)
+        path = [card_at(x0 + (x - x0) * k / 5, y0 + (y - y0) * k / 5, [(code, 0.9)]) for k in range(6)]
+        frames = [merge(*still, p) for p in path] + [merge(*still, path[-1])] * 5
+        events += run(tracker, frames, t0=t)
+        t += len(frames) / FPS
+        still.append(path[-1])
+    assert [(e["seat"], e["card"]) for e in events] == [
+        ("W", "coppe_1"), ("N", "coppe_2"), ("E", "coppe_3"), ("S", "coppe_4")]
+
+
+def test_referee_view_knows_played_and_foreign_cards() -> None:
+    ref = Referee()
+    ref.apply({"event": "deal", "game": "briscola-4", "seats": ["N", "W", "S", "E"], "trump_card": "coppe_1"})
+    view = RefereeView(ref)
+    assert view.plausible("coppe_3") and not view.plausible("10H") and not view.plausible("nonsense")
+    ref.apply({"event": "play", "seat": "N", "card": "coppe_3"})
+    assert not view.plausible("coppe_3") and view.trick_number() == 1
