@@ -174,6 +174,17 @@ def test_rule_3_a_meld_needing_a_third_copy_is_rejected() -> None:
         declare(ref, "N", "9C 10C JC QC KC AC")  # N discarded both 9 of clubs
 
 
+def test_rule_4_1_melds_cannot_need_more_cards_than_a_hand() -> None:
+    ref = new_ref()
+    declare(ref, "W", "9H 10H JH QH KH AH")
+    with pytest.raises(EventError, match="12 cards in a hand of 11"):
+        declare(ref, "W", "9S 10S JS QS KS AS")
+    declare(ref, "W", "KH QH")  # the same cards serve a coppia too: still 6 cards
+    three = new_ref(["N", "W", "E"], contract=("N", 25, "S"), discard=["9C", "9C", "9D"])
+    declare(three, "W", "9H 10H JH QH KH AH")
+    declare(three, "W", "10S JS QS KS AS")  # 11 of 15 cards
+
+
 def test_rule_3_a_false_meld_is_reported_when_plays_prove_it() -> None:
     ref = new_ref()
     declare(ref, "W", "KH QH")

@@ -177,7 +177,7 @@ class Binocolo(Game):
         cards = [parse_deck_card(self, code, "cards") for code in event.cards]
         meld = classify(event.seat, cards, deal.trump, scala_any_suit=self.options.scala == "any_suit")
         book: MeldBook = deal.extra["melds"]
-        book.add(meld, Counter(deal.extra["discard"]))
+        book.add(meld, Counter(deal.extra["discard"]), self.tricks_per_deal(deal))
         # Melded cards are not marked as seen in the seat's hand (the engine's show_cards):
         # with two copies of each face, a false meld would then turn another seat's genuine
         # play into a duplicate.  A meld is checked against the plays instead (on_play).

@@ -127,11 +127,12 @@ class MeldBook:
     def seat_melds(self, seat: str) -> list[Meld]:
         return [m for m in self.melds if m.seat == seat]
 
-    def check(self, meld: Meld, known: Counter[Card]) -> Counter[Card]:
+    def check(self, meld: Meld, known: Counter[Card], hand: int | None = None) -> Counter[Card]:
         """Raise :class:`MeldError` if ``meld`` cannot be held given every card already known;
         else return what the seat's melds need with it.
 
-        ``known``: faces already accounted for outside the melds (the declarer's discard).
+        ``known``: faces already accounted for outside the melds (the declarer's discard);
+        ``hand``: how many cards the seat holds (its melds cannot need more).
         """
         mine = copies_needed([*self.seat_melds(meld.seat), meld], reuse_across_kinds=self.reuse_across_kinds)
         table = Counter(known)
@@ -144,10 +145,14 @@ class MeldBook:
                     f"{meld.seat} cannot hold {mine[card]} of {card.code}: "
                     f"{table[card]} of the {COPIES} copies are already shown elsewhere"
                 )
+        if hand is not None and sum(mine.values()) > hand:
+            raise MeldError(
+                f"{meld.seat}'s melds would need {sum(mine.values())} cards in a hand of {hand}"
+            )
         return mine
 
-    def add(self, meld: Meld, known: Counter[Card]) -> None:
-        self.needs[meld.seat] = self.check(meld, known)
+    def add(self, meld: Meld, known: Counter[Card], hand: int | None = None) -> None:
+        self.needs[meld.seat] = self.check(meld, known, hand)
         self.melds.append(meld)
 
 
