@@ -135,3 +135,32 @@ def random_cards(
         if all(np.hypot(c[0] - p.center[0], c[1] - p.center[1]) > height * 1.1 for p in placed):
             placed.append(PlacedCard(c, float(rng.uniform(0, 180)), height))
     return placed
+
+
+@dataclass(frozen=True)
+class StandInPrediction:
+    card: str
+    confidence: float
+    top: list[tuple[str, float]]
+
+
+class StandInClassifier:
+    """A recogniser stand-in for tests without a model (like gpiozero's mock pins).
+
+    Bright crops (white card stock) are ``card``; darker ones (backs, cloth) are ``back``.
+    """
+
+    def __init__(self, card: str = "coppe_3", input_size: tuple[int, int] = (48, 80)) -> None:
+        self.card = card
+        self.input_size = input_size
+        self.batches: list[int] = []
+
+    def classify(self, crops: list[Image] | tuple[Image, ...]) -> list[StandInPrediction]:
+        self.batches.append(len(crops))
+        out = []
+        for crop in crops:
+            if float(crop.mean()) > 170:
+                out.append(StandInPrediction(self.card, 0.97, [(self.card, 0.97), ("coppe_2", 0.02)]))
+            else:
+                out.append(StandInPrediction("back", 0.99, [("back", 0.99)]))
+        return out

@@ -1,0 +1,300 @@
+"""``referee watch --source SRC --game G --layout FILE``: the live loop, calls out as JSON Lines.
+
+    referee watch --source picamera --game briscola-4 --layout layout.json --annotate out.mp4
+    referee watch --source sim:briscola-4:7 --game briscola-4        # the simulator's own layout
+
+Each frame goes through :class:`~referee.vision.pipeline.LiveVision` (finder, recogniser, play
+tracker); plays go into the rules core and its calls are printed, one JSON object a line, with
+the frame time ``t``.  Besides the core's calls the loop prints:
+
+* ``{"call": "confirm", "seat", "card", "confidence", "alternatives"}`` when the camera is
+  unsure of a play.  The play waits (and the plays after it queue behind it) until the operator
+  answers with ``{"event": "confirm"}`` (yes), ``{"event": "confirm", "card": "coppe_2"}`` (it
+  was that card) or ``{"event": "confirm", "accept": false}`` (no play).
+* ``{"call": "camera", "status": "degraded"|"ok", "detail"}`` when frames stop and come back;
+  nothing is lost meanwhile, the loop just waits.
+* ``{"call": "error", "detail"}`` for operator lines that are not valid JSON or are rejected.
+
+Operator events (``deal``, ``confirm``, ``undo``, contracts...) come from ``--events FILE``
+(JSON Lines, followed as it grows, ``-`` for stdin).  Without a ``deal`` event the loop deals
+itself: briscola games wait until the face-up briscola is read in the stock zone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import queue
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from referee.errors import RefereeError
+from referee.rules import Referee, get_game
+from referee.vision.detections import Image
+from referee.vision.pipeline import LiveVision
+
+Event = dict[str, Any]
+TRUMP_GAMES = frozenset({"briscola-2", "briscola-4"})
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--source", required=True, help="picamera, a webcam index, a video, an image glob, sim:GAME:SEED")
+    parser.add_argument("--game", required=True, help="briscola-2, briscola-4, briscola-chiamata, belotta, binocolo")
+    parser.add_argument("--layout", help="layout file from `referee calibrate` (not needed for sim: sources)")
+    parser.add_argument("--deck", choices=("italian", "french"), help="recogniser (default: the game's deck)")
+    parser.add_argument("--annotate", metavar="OUT.mp4", help="write annotated frames to this video")
+    parser.add_argument("--events", metavar="FILE", help="operator events, JSON Lines (followed; - = stdin)")
+    parser.add_argument("--models", help="model folder (default: the committed models/)")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--confirm-below", type=float, default=0.8, help="ask the operator below this confidence")
+    parser.add_argument("--max-frames", type=int, default=0, help="stop after this many frames (0 = no limit)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from referee.recognition import CardClassifier
+    from referee.vision.annotate import AnnotatedVideo, annotate
+    from referee.vision.layout import TableLayout
+    from referee.vision.sources import EndOfSource, SimulatorSource, open_source
+
+    try:
+        family = args.deck or game_family(args.game)
+        source = open_source(args.source)
+        if args.layout:
+            layout = TableLayout.load(args.layout)
+        elif isinstance(source, SimulatorSource):
+            layout = source.game.layout
+        else:
+            raise RefereeError("--layout is required for a camera: make one with `referee calibrate`")
+        classifier = CardClassifier.load(family, model_dir=args.models, threads=args.threads)
+    except RefereeError as exc:
+        print(f"referee watch: {exc}", file=sys.stderr)
+        return 2
+    referee = Referee()
+    live = LiveVision.create(layout, classifier, referee, apply_plays=False)
+    loop = WatchLoop(live, referee, args.game, layout.seats, args.confirm_below)
+    feed = OperatorFeed(args.events) if args.events else None
+    video = AnnotatedVideo(args.annotate) if args.annotate else None
+    frames = 0
+    try:
+        while not args.max_frames or frames < args.max_frames:
+            try:
+                frame = source.read()
+            except EndOfSource:
+                break
+            operator = feed.poll() if feed is not None else []
+            if frame is None:
+                _emit(loop.camera(False, source.last_error or "no frame", operator))
+                time.sleep(0.05)
+                continue
+            if frames == 0:
+                layout.check_frame(frame.image.shape)
+            frames += 1
+            _emit(loop.camera(True, "", []) + loop.step(frame.image, frame.t, operator))
+            if video is not None:
+                video.write(annotate(frame.image, layout, live.seen(), loop.last_text, frame.t, loop.status_text))
+    except RefereeError as exc:  # a layout that does not fit the frames
+        print(f"referee watch: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        source.close()
+        if video is not None:
+            video.close()
+        if feed is not None:
+            feed.stop()
+    return 0
+
+
+def game_family(game: str) -> str:
+    deck = get_game(game).deck
+    return "italian" if next(iter(deck)).italian else "french"
+
+
+def _emit(lines: Sequence[Mapping[str, Any]]) -> None:
+    for line in lines:
+        print(json.dumps(line), flush=True)
+
+
+class WatchLoop:
+    """Camera plays + operator events -> the referee, with confirmation of unsure plays."""
+
+    def __init__(
+        self, live: LiveVision, referee: Referee, game: str, seats: Sequence[str], confirm_below: float = 0.8
+    ) -> None:
+        self.live = live
+        self.referee = referee
+        self.game = game
+        self.seats = list(seats)
+        self.confirm_below = confirm_below
+        self.queue: list[Event] = []  # camera plays not yet applied, in order
+        self.asked = False  # the queue's head is waiting for the operator
+        self.trump_votes: Counter[str] = Counter()
+        self.dealt = False
+        self.camera_ok = True
+        self.last_text = ""
+        self.status_text = ""
+        self.t = 0.0
+
+    def camera(self, ok: bool, detail: str, operator: Sequence[Event]) -> list[Event]:
+        out: list[Event] = []
+        if ok != self.camera_ok:
+            self.camera_ok = ok
+            self.status_text = "" if ok else "CAMERA: no frames"
+            out.append({"call": "camera", "status": "ok" if ok else "degraded", "detail": detail})
+        for event in operator:  # the operator may act while the camera is down
+            out += self._operator(event)
+        return out
+
+    def step(self, image: Image, t: float, operator: Sequence[Event]) -> list[Event]:
+        self.t = t
+        out: list[Event] = []
+        for event in operator:
+            out += self._operator(event)
+        plays = self.live.update(image, t)
+        if not self.dealt:
+            out += self._auto_deal()
+            return out  # nothing on the table is a play before the deal
+        for play in plays:
+            self.queue.append(play)
+        out += self._drain()
+        return out
+
+    # -- operator ------------------------------------------------------------------------
+    def _operator(self, event: Event) -> list[Event]:
+        if not isinstance(event, dict) or "event" not in event:
+            return [{"call": "error", "detail": f"not an event: {event!r}"}]
+        if event["event"] == "error":  # a line the feed could not read
+            return [{"call": "error", "detail": event.get("detail", "")}]
+        if event["event"] == "confirm":
+            return self._confirm(event)
+        if event["event"] == "deal":
+            self.live.tracker.reset()
+            self.queue.clear()
+            self.asked = False
+            self.dealt = True
+        return self._apply(event)
+
+    def _confirm(self, event: Event) -> list[Event]:
+        if not self.queue:
+            return [{"call": "error", "detail": "confirm: no play is waiting for confirmation"}]
+        head = self.queue.pop(0)
+        self.asked = False
+        out: list[Event] = []
+        if event.get("accept", True):
+            card = str(event.get("card", head["card"]))
+            seat = str(event.get("seat", head["seat"]))
+            out += self._apply({"event": "play", "seat": seat, "card": card, "confirmed": True})
+        return out + self._drain()
+
+    # -- camera plays ----------------------------------------------------------------------
+    def _drain(self) -> list[Event]:
+        out: list[Event] = []
+        while self.queue and not self.asked:
+            head = self.queue[0]
+            if head.get("uncertain") or float(head.get("confidence", 1.0)) < self.confirm_below:
+                self.asked = True
+                out.append({"call": "confirm", "seat": head["seat"], "card": head["card"],
+                            "confidence": head.get("confidence"), "alternatives": head.get("alternatives", []),
+                            "t": round(self.t, 2)})
+                self.last_text = f"CONFIRM? {head['seat']} {head['card']}"
+                break
+            self.queue.pop(0)
+            out += self._apply({"event": "play", "seat": head["seat"], "card": head["card"],
+                                "confidence": head.get("confidence")})
+        return out
+
+    def _auto_deal(self) -> list[Event]:
+        if self.game not in TRUMP_GAMES:
+            self.dealt = True
+            return self._apply({"event": "deal", "game": self.game, "seats": self.seats})
+        dets = self.live.last
+        zone_of = self.live.pipeline.layout
+        for i in range(len(dets)):
+            centre = tuple(float(v) for v in dets.centers[i])
+            if zone_of is not None and zone_of.zone_of(centre) == "stock" and dets.confidence[i] >= 0.6:
+                self.trump_votes[str(dets.card[i])] += 1
+        if self.trump_votes:
+            card, n = self.trump_votes.most_common(1)[0]
+            if n >= 5:
+                self.dealt = True
+                return self._apply({"event": "deal", "game": self.game, "seats": self.seats, "trump_card": card})
+        self.status_text = "waiting for the briscola"
+        return []
+
+    def _apply(self, event: Mapping[str, Any]) -> list[Event]:
+        try:
+            calls = [c.to_dict() for c in self.referee.apply(event)]
+        except RefereeError as exc:
+            return [{"call": "error", "detail": str(exc), "t": round(self.t, 2)}]
+        if event.get("event") == "deal":
+            self.status_text = ""
+        out = [{**c, "t": round(self.t, 2)} for c in calls]
+        for call in out:
+            self.last_text = _call_text(call) or self.last_text
+        return out
+
+
+def _call_text(call: Mapping[str, Any]) -> str:
+    kind = call.get("call")
+    if kind == "trick":
+        return f"trick {call.get('number')}: {call.get('winner')} takes {call.get('points')}"
+    if kind == "turn":
+        return f"{call.get('seat')} to play"
+    if kind == "violation":
+        return f"VIOLATION {call.get('seat')}: {call.get('rule')}"
+    if kind in ("deal_end", "match_end"):
+        return f"{kind}: {call.get('winner')}"
+    return ""
+
+
+class OperatorFeed:
+    """Operator events from a JSON Lines file (followed as it grows) or ``-`` (stdin)."""
+
+    def __init__(self, path: str) -> None:
+        self._queue: queue.Queue[Event] = queue.Queue()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._read, args=(path,), daemon=True)
+        self._thread.start()
+
+    def poll(self) -> list[Event]:
+        out = []
+        while True:
+            try:
+                out.append(self._queue.get_nowait())
+            except queue.Empty:
+                return out
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _read(self, path: str) -> None:
+        if path == "-":
+            self._follow(sys.stdin, follow=False)
+            return
+        try:
+            with Path(path).open(encoding="utf-8") as handle:
+                self._follow(handle, follow=True)
+        except OSError as exc:
+            self._queue.put({"event": "error", "detail": f"cannot read events {path}: {exc}"})
+
+    def _follow(self, handle: TextIO, follow: bool) -> None:
+        number = 0
+        while not self._stop.is_set():
+            line = handle.readline()
+            if not line:
+                if not follow:
+                    return
+                time.sleep(0.05)
+                continue
+            number += 1
+            if not line.strip():
+                continue
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError as exc:
+                event = {"event": "error", "detail": f"events line {number}: {exc}"}
+            self._queue.put(event if isinstance(event, dict) else {"event": "error", "detail": f"line {number}"})
