@@ -93,6 +93,8 @@ class DemoResult:
     calls: list[Call] = field(default_factory=list)
     events: list[Event] = field(default_factory=list)
     truth_events: list[Event] = field(default_factory=list)
+    truth_plays: list[tuple[str, str]] = field(default_factory=list)
+    truth_calls: list[Call] = field(default_factory=list)
     vision: str = ""
     frames: int = 0
     seconds: float = 0.0
@@ -201,7 +203,9 @@ def run_demo(
     _dump(out / "events.jsonl", result.events)
     _dump(out / "truth.jsonl", [{"seat": p.seat, "card": p.card, "t": p.t} for p in sim.plays])
     result.seconds = time.perf_counter() - started
-    _summary(result, sim, say)
+    result.truth_plays = [(p.seat, p.card) for p in sim.plays]
+    result.truth_calls = sim.truth_calls()
+    _summary(result, say)
     return result
 
 
@@ -308,21 +312,43 @@ def _dump(path: Path, rows: list[dict[str, Any]]) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
 
-def _summary(result: DemoResult, sim: Any, say: Any) -> None:
+@dataclass(frozen=True)
+class Score:
+    """Vision against the truth for one deal."""
+
+    plays: int  # true plays
+    right: int  # true plays seen with the right card and seat
+    phantom: int  # plays the vision made up (or got wrong)
+    tricks: int  # true tricks
+    winners_right: int  # tricks whose winner the referee got right
+
+
+def score(result: DemoResult) -> Score:
+    """Compare the vision's play events with the truth, one to one, in order of appearance."""
+    truth = list(result.truth_plays)
+    played = [(str(e["seat"]), str(e["card"])) for e in result.events if e.get("event") == "play"]
+    unmatched = list(truth)
+    right = 0
+    for play in played:
+        if play in unmatched:
+            unmatched.remove(play)
+            right += 1
+    true_tricks = [(c["number"], c["winner"]) for c in result.truth_calls if c["call"] == "trick"]
+    got_tricks = {(c["number"], c["winner"]) for c in result.calls if c["call"] == "trick"}
+    winners = sum(1 for t in true_tricks if t in got_tricks)
+    return Score(len(truth), right, len(played) - right, len(true_tricks), winners)
+
+
+def _summary(result: DemoResult, say: Any) -> None:
     ends = [c for c in result.calls if c.get("call") == "deal_end"]
     if ends:
         end = ends[-1]
-        score = ", ".join(f"{team} {pts}" for team, pts in end["points"].items())
-        say(f"final score: {score}; winner {end.get('winner') or 'none (tie)'}", always=True)
+        points = ", ".join(f"{team} {pts}" for team, pts in end["points"].items())
+        say(f"final score: {points}; winner {end.get('winner') or 'none (tie)'}", always=True)
     else:
         say("final score: the deal did not finish (missed plays?)", always=True)
-    played = [(e["seat"], e["card"]) for e in result.events if e.get("event") == "play"]
-    truth = [(p.seat, p.card) for p in sim.plays]
-    matched = sum(1 for p in played if p in truth)
-    true_tricks = [c["winner"] for c in sim.truth_calls() if c["call"] == "trick"]
-    got_tricks = [c["winner"] for c in result.calls if c["call"] == "trick"]
-    right = sum(1 for a, b in zip(true_tricks, got_tricks, strict=False) if a == b)
-    say(f"# vision vs truth: {matched}/{len(truth)} plays right, {len(played) - matched} phantom, "
-        f"{right}/{len(true_tricks)} trick winners; {result.frames} frames in {result.seconds:.1f} s "
+    sc = score(result)
+    say(f"# vision vs truth: {sc.right}/{sc.plays} plays right, {sc.phantom} phantom, "
+        f"{sc.winners_right}/{sc.tricks} trick winners; {result.frames} frames in {result.seconds:.1f} s "
         f"({result.vision})")
     say(f"# wrote {result.out}/annotated.mp4, screens/, calls.jsonl, events.jsonl, truth.jsonl")

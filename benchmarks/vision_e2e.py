@@ -1,0 +1,80 @@
+"""End-to-end vision accuracy on simulated games: every game, several cloths and card prints.
+
+For each (game, cloth, face set, seed) one whole deal is rendered as video
+(``referee.vision.simulator``), the table is calibrated from the first frame's ArUco mat, the
+vision stage (finder + recogniser + play tracker, as in ``referee demo``) turns frames into
+play events, and the rules core referees them.  Against the simulator's truth it prints:
+
+  plays right   true plays seen with the right card AND seat (target >= 99.9 %)
+  phantom       plays the vision made up or got wrong (target 0)
+  winners       tricks whose winner the referee called right (target all)
+
+    .venv/bin/python benchmarks/vision_e2e.py                       # all games, 3 cloths, 2 prints
+    .venv/bin/python benchmarks/vision_e2e.py --games briscola-4 --seeds 3 --fps 10
+    .venv/bin/python benchmarks/vision_e2e.py --truth-vision       # checks the harness itself
+
+Rendering plus vision costs about a minute per deal on this machine: run it with ``nice``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from referee.demo import Score, run_demo, score
+from referee.rules import available_games
+from referee.vision.simulator.random_scene import DEFAULT_FACE_SETS
+
+#: cloths: a checked tablecloth photo, a generated check, stripes, wood, felt
+TEXTURES = ("tovaglia", "check", "stripes", "legno", "felt")
+#: prints per family: the default set plus one other print
+FACE_SETS = {
+    "italian": (DEFAULT_FACE_SETS["italian"], "beezlie_napoletane_digital/napoletane",
+                "invido_regional_lowres/piacentine"),
+    "french": (DEFAULT_FACE_SETS["french"], "english_pattern_fomin_cc0/french", "knoll_vector_cards_pd/french"),
+}
+ITALIAN_GAMES = ("briscola-2", "briscola-4", "briscola-chiamata")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", nargs="*", default=None, help="default: every registered game")
+    parser.add_argument("--seeds", type=int, default=2, help="deals per game")
+    parser.add_argument("--fps", type=float, default=10.0)
+    parser.add_argument("--truth-vision", action="store_true", help="ground truth instead of the pipeline")
+    args = parser.parse_args(argv)
+    games = args.games or available_games()
+    totals = Score(0, 0, 0, 0, 0)
+    started = time.perf_counter()
+    print(f"{'game':18} {'cloth':9} {'faces':40} seed  plays right  phantom  winners   s")
+    run = 0
+    for game in games:
+        family = "italian" if game in ITALIAN_GAMES else "french"
+        for seed in range(1, args.seeds + 1):
+            texture = TEXTURES[run % len(TEXTURES)]
+            faces = FACE_SETS[family][run % len(FACE_SETS[family])]
+            run += 1
+            with tempfile.TemporaryDirectory() as tmp:
+                result = run_demo(game=game, deck=faces, seed=seed, out=Path(tmp), texture=texture,
+                                  fps=args.fps, truth_vision=args.truth_vision, video=False, quiet=True)
+            sc = score(result)
+            totals = Score(*(a + b for a, b in zip(
+                (totals.plays, totals.right, totals.phantom, totals.tricks, totals.winners_right),
+                (sc.plays, sc.right, sc.phantom, sc.tricks, sc.winners_right), strict=True)))
+            print(f"{game:18} {texture:9} {faces:40} {seed:4}  {sc.right:3}/{sc.plays:<3}   {sc.phantom:5}  "
+                  f"{sc.winners_right:3}/{sc.tricks:<3} {result.seconds:5.0f}", flush=True)
+    pct = 100.0 * totals.right / totals.plays if totals.plays else 0.0
+    print(f"\nvision: {result.vision}")
+    print(f"plays correctly attributed (card+seat): {totals.right}/{totals.plays} = {pct:.2f} % (target >= 99.9 %)")
+    print(f"phantom plays: {totals.phantom} (target 0)")
+    print(f"trick winners right: {totals.winners_right}/{totals.tricks} (target all)")
+    print(f"{run} deals in {time.perf_counter() - started:.0f} s")
+    ok = pct >= 99.9 and totals.phantom == 0 and totals.winners_right == totals.tricks
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
