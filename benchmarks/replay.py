@@ -9,6 +9,7 @@ Target (issue 2): >= 20,000 plays/s on one core.
 
     .venv/bin/python benchmarks/replay.py                 # 10,000 deals, all games
     .venv/bin/python benchmarks/replay.py --deals 2000 --games briscola-4 --log /tmp/log.jsonl
+    .venv/bin/python benchmarks/replay.py --reuse /tmp/log.jsonl     # skip the generation
 """
 
 from __future__ import annotations
@@ -54,13 +55,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=10_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--games", nargs="*", default=None, help="default: every implemented game")
-    parser.add_argument("--log", type=Path, help="also write the generated log here")
+    parser.add_argument("--log", type=Path, help="write the generated log here")
+    parser.add_argument("--reuse", type=Path, help="replay this log instead of generating one")
     args = parser.parse_args(argv)
     games = args.games or available_games()
 
     t0 = time.perf_counter()
-    events, per_game = generate(games, args.deals, args.seed)
-    lines = [json.dumps(e) + "\n" for e in events]
+    if args.reuse:
+        lines = args.reuse.read_text().splitlines(keepends=True)
+        events = [json.loads(line) for line in lines]
+        per_game = Counter(e["game"] for e in events if e["event"] == "deal")
+        games = sorted(per_game)
+    else:
+        events, per_game = generate(games, args.deals, args.seed)
+        lines = [json.dumps(e) + "\n" for e in events]
     if args.log:
         args.log.write_text("".join(lines))
     plays = sum(e["event"] == "play" for e in events)
