@@ -67,6 +67,7 @@ class Box:
         self.events_seen = 0  # events recorded in this match: the next one's export line
         self.pending: dict[str, Any] | None = None  # a play the camera is unsure of
         self.pending_pos: int | None = None
+        self.candidates: list[str] = []  # the unsure play's card, then the tracker's alternatives
         self.menu: ContractMenu | None = None
         self.fault_screen: FaultScreen | None = None
         self.transient: tuple[Screen, float] | None = None  # (screen, until) shown now
@@ -103,9 +104,10 @@ class Box:
     def handle(self, event: Mapping[str, Any], source_pos: int | None = None) -> list[dict[str, Any]]:
         """One event from the camera, a log or the buttons: decide, record, then tell the table."""
         confidence = event.get("confidence")
-        if event.get("event") == "play" and isinstance(confidence, int | float) and (
-            confidence < self.cfg.thresholds.confidence
-        ):
+        unsure = event.get("uncertain") is True or (
+            isinstance(confidence, int | float) and confidence < self.cfg.thresholds.confidence
+        )
+        if event.get("event") == "play" and unsure:
             return self._ask_confirm(dict(event), source_pos)
         return self._apply(dict(event), source_pos)
 
@@ -132,9 +134,14 @@ class Box:
         return calls
 
     def _ask_confirm(self, event: dict[str, Any], source_pos: int | None) -> list[dict[str, Any]]:
+        """Hold an unsure play: OK accepts it, right shows the next candidate, left drops it."""
+        alternatives = event.get("alternatives")
+        self.candidates = [str(event.get("card"))] + (
+            [str(c) for c in alternatives] if isinstance(alternatives, list) else []
+        )
         self.pending, self.pending_pos = event, source_pos
         self.signals.unsure(str(event.get("seat")))
-        self.display.show(ConfirmScreen(str(event.get("seat")), str(event.get("card"))))
+        self.display.show(ConfirmScreen(str(event.get("seat")), self.candidates[0]))
         return []
 
     # -- calls -> the table ------------------------------------------------------------
@@ -197,8 +204,12 @@ class Box:
             self._menu_action(MENU_GESTURES[(button, kind)])
             return
         action = GESTURES[(button, kind)]
-        if self.pending is not None and action in ("confirm", "last_trick"):
-            self._resolve_pending(accept=action == "confirm")
+        if self.pending is not None and action in ("confirm", "last_trick", "score"):
+            if action == "score":  # right: the next candidate card
+                self.candidates = self.candidates[1:] + self.candidates[:1]
+                self.display.show(ConfirmScreen(str(self.pending.get("seat")), self.candidates[0]))
+            else:
+                self._resolve_pending(accept=action == "confirm")
         elif action == "undo":
             self._apply({"event": "undo"}, None)
         elif action == "last_trick":
@@ -226,8 +237,9 @@ class Box:
         self.pending = self.pending_pos = None
         self.signals.confirmed()
         if accept and event is not None:
-            event.pop("confidence", None)
-            self._apply({**event, "confirmed": True}, pos)
+            for key in ("confidence", "uncertain", "alternatives"):
+                event.pop(key, None)
+            self._apply({**event, "card": self.candidates[0], "confirmed": True}, pos)
         else:
             self._show_home()
 

@@ -147,15 +147,16 @@ class Runner:
             self.box.gesture(button, kind)
 
 
-def _open_feed(cfg: BoxConfig, args: argparse.Namespace) -> Feed:
+def _open_feed(cfg: BoxConfig, args: argparse.Namespace, box: Box) -> Feed:
     if args.events is not None:
         return JsonlFeed(args.events, pace_s=args.pace)
     kind, _, rest = cfg.camera.source.partition(":")
     if kind == "events":
         return JsonlFeed(Path(rest), pace_s=args.pace)
-    from referee.box.vision_feed import open_vision_feed  # imports OpenCV: only when needed
+    # imports OpenCV and the recogniser: only when a camera is configured
+    from referee.box.vision_feed import LiveRules, open_vision_feed
 
-    return open_vision_feed(cfg)
+    return open_vision_feed(cfg, LiveRules(lambda: box.referee))
 
 
 def _hardware(cfg: BoxConfig, args: argparse.Namespace, gestures: queue.Queue[tuple[str, str]]) -> tuple[Any, ScreenSink, Any]:
@@ -195,7 +196,7 @@ def run(args: argparse.Namespace) -> int:
         with MatchStore.open(cfg.state_dir) as store:
             box = Box(cfg, store, signals, display)
             try:
-                feed = _open_feed(cfg, args)
+                feed = _open_feed(cfg, args, box)
             except CameraError as exc:
                 print(f"referee run: {exc}", file=sys.stderr)
                 return EXIT_INPUT

@@ -68,7 +68,12 @@ def make_pin_factory(name: str) -> Any:
 
 
 class Signals:
-    """Seat LEDs, violation LED and buzzer, driven by intent (``turn``, ``violation``...)."""
+    """Seat LEDs, violation LED and buzzer, driven by intent (``turn``, ``violation``...).
+
+    gpiozero devices are not safe to drive from several threads at once, so every device call
+    happens under one lock and patterns run as gpiozero background blinks; a timer shows the
+    turn again when a finite seat pattern has ended (unless something newer was shown).
+    """
 
     def __init__(
         self,
@@ -84,41 +89,44 @@ class Signals:
         self.red = LED(pins.violation_led, pin_factory=pin_factory)
         self.buzzer = Buzzer(pins.buzzer, pin_factory=pin_factory)
         self._turn: str | None = None
-        self._generation = 0  # bumps on every command; a finished pattern restores only if current
-        self._patterns = 0  # seat-LED patterns running; the turn shows again when they end
-        self._lock = threading.Lock()
-        self._threads: list[threading.Thread] = []
+        self._generation = 0  # bumps on every seat-LED command; a stale restore does nothing
+        self._pattern_until = 0  # generation of the running seat pattern (0: none)
+        self._lock = threading.RLock()
+        self._timers: list[threading.Timer] = []
 
     # -- patterns -------------------------------------------------------------------------
-    def _blink(self, device: Any, name: str, background: bool = True) -> None:
+    def _blink(self, device: Any, name: str) -> None:
         p = PATTERNS[name]
         on, off = p.on_s * self.scale, p.off_s * self.scale
         if device is self.buzzer:
-            device.beep(on, off, n=p.n, background=background)
+            device.beep(on, off, n=p.n, background=True)
         else:
-            device.blink(on, off, n=p.n, background=background)
+            device.blink(on, off, n=p.n, background=True)
 
-    def _then_restore(self, devices: list[Any], name: str) -> None:
-        """Blink ``devices`` in a thread, then show the turn again unless something newer came."""
+    def _seat_pattern(self, seats: Iterable[str], name: str) -> None:
+        """Blink these seats' LEDs (all others off), then show the turn again."""
+        p = PATTERNS[name]
+        assert p.n is not None
         with self._lock:
             self._generation += 1
-            generation = self._generation
-            self._patterns += 1
+            generation = self._pattern_until = self._generation
+            chosen = set(seats)
+            for seat, led in self.seat_leds.items():
+                if seat in chosen:
+                    self._blink(led, name)
+                else:
+                    led.off()
+            timer = threading.Timer(p.n * (p.on_s + p.off_s) * self.scale + 0.02, self._restore, (generation,))
+            timer.daemon = True
+            self._timers.append(timer)
+            timer.start()
 
-        def run() -> None:
-            blinkers = [threading.Thread(target=self._blink, args=(d, name, False)) for d in devices]
-            for t in blinkers:
-                t.start()
-            for t in blinkers:
-                t.join()
-            with self._lock:
-                self._patterns -= 1
-                if generation == self._generation:
-                    self._show_turn()
-
-        thread = threading.Thread(target=run, daemon=True)
-        self._threads.append(thread)
-        thread.start()
+    def _restore(self, generation: int) -> None:
+        with self._lock:
+            if generation == self._pattern_until:
+                self._pattern_until = 0
+            if generation == self._generation:
+                self._show_turn()
 
     def _show_turn(self) -> None:
         for seat, led in self.seat_leds.items():
@@ -135,24 +143,23 @@ class Signals:
         """
         with self._lock:
             self._turn = seat
-            if not self._patterns:
+            if not self._pattern_until:
                 self._show_turn()
 
     def trick_winner(self, seat: str) -> None:
         """The winner's LED blinks three times, then the turn LED shows again."""
-        self._stop_seats()
-        self._then_restore([self.seat_leds[seat]], "winner")
+        self._seat_pattern([seat], "winner")
 
     def team_won(self, seats: Iterable[str]) -> None:
-        self._stop_seats()
-        self._then_restore([self.seat_leds[s] for s in seats if s in self.seat_leds], "team_won")
+        self._seat_pattern([s for s in seats if s in self.seat_leds], "team_won")
 
     def unsure(self, seat: str) -> None:
         """A card the camera is unsure of: its seat LED flickers until confirmed; two chirps."""
         with self._lock:
             self._generation += 1
-        self._blink(self.seat_leds[seat], "unsure")
-        self._blink(self.buzzer, "unsure_beep")
+            self._pattern_until = 0
+            self._blink(self.seat_leds[seat], "unsure")
+            self._blink(self.buzzer, "unsure_beep")
 
     def confirmed(self) -> None:
         with self._lock:
@@ -160,46 +167,48 @@ class Signals:
             self._show_turn()
 
     def violation(self) -> None:
-        self._blink(self.red, "violation_led")
-        self._blink(self.buzzer, "violation_beep")
+        with self._lock:
+            self._blink(self.red, "violation_led")
+            self._blink(self.buzzer, "violation_beep")
 
     def fault(self) -> None:
         """Red heartbeat until :meth:`fault_cleared`; one long beep; seat LEDs off."""
         with self._lock:
             self._generation += 1
+            self._pattern_until = 0
             for led in self.seat_leds.values():
                 led.off()
-        self._blink(self.red, "fault_led")
-        self._blink(self.buzzer, "fault_beep")
+            self._blink(self.red, "fault_led")
+            self._blink(self.buzzer, "fault_beep")
 
     def fault_cleared(self) -> None:
-        self.red.off()
         with self._lock:
+            self.red.off()
             self._generation += 1
             self._show_turn()
 
     def warning_beep(self) -> None:
-        self._blink(self.buzzer, "warning_beep")
+        with self._lock:
+            self._blink(self.buzzer, "warning_beep")
 
     def time_up(self) -> None:
-        self._blink(self.buzzer, "time_up_beep")
+        with self._lock:
+            self._blink(self.buzzer, "time_up_beep")
 
     # -- lifecycle ------------------------------------------------------------------------
-    def _stop_seats(self) -> None:
-        for led in self.seat_leds.values():
-            led.off()
-
     def wait_idle(self, timeout: float = 10.0) -> None:
-        """Wait for running restore threads (tests; shutdown)."""
-        for thread in list(self._threads):
-            thread.join(timeout)
-        self._threads = [t for t in self._threads if t.is_alive()]
+        """Wait until the pending turn restores have run (tests; shutdown)."""
+        for timer in list(self._timers):
+            timer.join(timeout)
+        self._timers = [t for t in self._timers if t.is_alive()]
 
     def close(self) -> None:
         with self._lock:
             self._generation += 1
-        for device in (*self.seat_leds.values(), self.red, self.buzzer):
-            device.close()
+            for timer in self._timers:
+                timer.cancel()
+            for device in (*self.seat_leds.values(), self.red, self.buzzer):
+                device.close()
 
 
 class NullSignals:

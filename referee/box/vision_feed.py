@@ -1,22 +1,164 @@
-"""Camera -> vision pipeline as a :class:`~referee.box.feed.Feed` (imported only by ``referee run``
-when the config names a camera, since it pulls in OpenCV and the recogniser)."""
+"""Camera -> vision pipeline -> play tracker as a :class:`~referee.box.feed.Feed`.
+
+Imported only by ``referee run`` when the config names a camera (it pulls in OpenCV and the
+recogniser). Each frame is a heartbeat (the watchdog, the no-frames fault); the tracker's play
+events come with the frame index as their position. On a simulated game the operator's events
+(the deal, contracts) ride along at their time, as a real operator would enter them.
+
+Resuming on a finite source (video file, simulation): the frames up to the last recorded
+position are run through the pipeline and tracker again *silently*, so the tracker knows the
+cards already on the table and does not report them as new plays.
+
+    camera.source = "picamera2" | "usb:0" | "file:/path/game.mp4" | "sim" | "sim:SEED"
+"""
 
 from __future__ import annotations
 
-import importlib.util
+import logging
+from collections.abc import Callable
+from typing import Any
 
 from referee.box.config import BoxConfig
-from referee.box.feed import Feed
-from referee.errors import CameraError
+from referee.box.feed import FeedItem
+from referee.errors import CameraError, RefereeError
+
+log = logging.getLogger(__name__)
 
 
-def open_vision_feed(cfg: BoxConfig) -> Feed:
-    if importlib.util.find_spec("referee.vision.pipeline") is None:
-        raise CameraError(
-            f"camera.source = {cfg.camera.source!r} needs the vision pipeline "
-            "(referee.vision.pipeline), which is not installed"
-        )
-    raise CameraError(
-        f"camera.source = {cfg.camera.source!r}: the camera loop is not wired into referee run "
-        "yet; use --events FILE (or camera.source = 'events:FILE')"
+def source_spec(cfg: BoxConfig) -> str:
+    """The config's ``camera.source`` in :func:`referee.vision.sources.open_source` terms."""
+    kind, _, rest = cfg.camera.source.partition(":")
+    if kind == "picamera2":
+        return "picamera"
+    if kind == "usb":
+        return rest
+    if kind == "file":
+        return rest
+    if kind == "sim":
+        return f"sim:{cfg.game.name}:{rest or 0}"
+    raise CameraError(f"camera.source = {cfg.camera.source!r} is not a camera")
+
+
+class VisionFeed:
+    """Frames from ``source`` through ``process`` (detections) and ``tracker`` (play events).
+
+    ``timed_events``: (t, event) pairs to emit when the frame time reaches them (simulations).
+    """
+
+    def __init__(
+        self,
+        source: Any,
+        process: Callable[[Any], Any],
+        tracker: Any,
+        timed_events: list[tuple[float, dict[str, Any]]] | None = None,
+        reopen: Callable[[], Any] | None = None,
+    ) -> None:
+        self.source, self.process, self.tracker = source, process, tracker
+        self.timed = sorted(timed_events or [], key=lambda te: te[0])
+        self._reopen = reopen
+        self.finished = False
+        self.skip = -1
+
+    def skip_to(self, pos: int | None) -> None:
+        """Frames up to ``pos`` are already refereed: rebuild the tracker on them, emit nothing."""
+        if pos is None:
+            return
+        self.skip = pos
+        rules, self.tracker.rules = self.tracker.rules, None  # plausibility is of *now*, not then
+        try:
+            while not self.finished:
+                frame = self._read()
+                if frame is None:
+                    continue
+                self._items(frame)
+                if frame.index >= pos:
+                    break
+        finally:
+            self.tracker.rules = rules
+        log.info("resumed the video after frame %d", pos)
+
+    def _read(self) -> Any:
+        from referee.vision.sources import EndOfSource
+
+        try:
+            return self.source.read()
+        except EndOfSource:
+            self.finished = True
+            return None
+
+    def _items(self, frame: Any) -> list[FeedItem]:
+        items = [FeedItem(None)]
+        while self.timed and self.timed[0][0] <= frame.t + 1e-9:
+            _, event = self.timed.pop(0)
+            if event.get("event") == "deal":
+                self.tracker.reset()  # nothing on the table belongs to the new deal
+            items.append(FeedItem(dict(event), frame.index))
+        for event in self.tracker.update(self.process(frame.image), frame.t):
+            items.append(FeedItem(event, frame.index))
+        return [i for i in items if i.event is None or frame.index > self.skip]
+
+    def poll(self, timeout: float) -> list[FeedItem]:
+        frame = self._read()
+        if frame is None:
+            return [FeedItem(None)] if self.finished else []  # [] while the camera is degraded
+        return self._items(frame)
+
+    def reopen(self) -> None:
+        if self._reopen is not None:
+            self.source = self._reopen()
+
+    def close(self) -> None:
+        self.source.close()
+
+
+class LiveRules:
+    """The tracker's view of the rules, always over the box's *current* referee (it is
+    replaced on resume and at a new match)."""
+
+    def __init__(self, referee_of: Callable[[], Any]) -> None:
+        self.referee_of = referee_of
+
+    def plausible(self, card: str) -> bool:
+        from referee.vision.tracker import RefereeView
+
+        return bool(RefereeView(self.referee_of()).plausible(card))
+
+    def trick_number(self) -> int:
+        deal = self.referee_of().deal
+        return int(deal.trick_number) if deal is not None else 0
+
+
+def open_vision_feed(cfg: BoxConfig, rules_view: Any) -> VisionFeed:
+    """Source, recogniser, layout and tracker as the config says. Raises :class:`CameraError`
+    (naming what is missing) when one cannot be had."""
+    try:
+        from referee.recognition import CardClassifier
+        from referee.vision.layout import TableLayout
+        from referee.vision.pipeline import FramePipeline
+        from referee.vision.sources import open_source
+        from referee.vision.tracker import PlayTracker, TrackerConfig
+    except ImportError as exc:
+        raise CameraError(f"camera.source = {cfg.camera.source!r} needs the vision pipeline: {exc}") from exc
+    spec = source_spec(cfg)
+    try:
+        source = open_source(spec)
+        game = getattr(source, "game", None)  # a simulation knows its true layout and events
+        if cfg.layout is not None:
+            layout = TableLayout.load(cfg.layout)
+        elif game is not None:
+            layout = game.layout
+        else:
+            raise CameraError("a camera needs layout = FILE in the config (made by `referee calibrate`)")
+        classifier = CardClassifier.load(cfg.game.deck, threads=1)
+    except RefereeError as exc:
+        raise CameraError(str(exc)) from exc
+    pipeline = FramePipeline.create(classifier, layout=layout)
+    tracker = PlayTracker(
+        seat_of=layout.seat_of,
+        zone_of=layout.zone_of,
+        rules=rules_view,
+        config=TrackerConfig(still_s=cfg.thresholds.still_s),
     )
+    timed = list(game.timed_events) if game is not None else None
+    # No reopen: live sources re-open themselves with a back-off (read() gives None meanwhile).
+    return VisionFeed(source, pipeline.process, tracker, timed)

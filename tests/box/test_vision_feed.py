@@ -1,0 +1,136 @@
+"""The camera feed of `referee run`: heartbeats per frame, play events with the frame index,
+operator events of a simulation at their time, silent warm-up on resume, degraded camera."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any
+
+from box.helpers import FakeClock, RecordingSignals
+from referee.box.app import Box
+from referee.box.config import BoxConfig
+from referee.box.display import NullDisplay
+from referee.box.feed import FeedItem
+from referee.box.screens import ConfirmScreen
+from referee.box.state import MatchStore
+from referee.box.vision_feed import LiveRules, VisionFeed, source_spec
+from referee.vision.sources import EndOfSource
+
+
+@dataclass
+class FakeFrame:
+    image: Any
+    t: float
+    index: int
+
+
+class FakeSource:
+    """Frames 0..n-1 at 10 fps; ``None`` (camera degraded) at the indices in ``gaps``."""
+
+    def __init__(self, n: int, gaps: tuple[int, ...] = ()) -> None:
+        self.n, self.gaps, self.i = n, gaps, 0
+        self.closed = False
+
+    def read(self) -> FakeFrame | None:
+        if self.i >= self.n:
+            raise EndOfSource("end")
+        i = self.i
+        self.i += 1
+        return None if i in self.gaps else FakeFrame(image=i, t=i / 10, index=i)
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class FakeTracker:
+    """Plays ``plays[i]`` when it sees frame i; remembers what it saw and with which rules."""
+
+    def __init__(self, plays: dict[int, dict[str, Any]]) -> None:
+        self.plays = plays
+        self.rules: Any = "live rules"
+        self.seen: list[tuple[int, Any]] = []
+        self.resets = 0
+
+    def reset(self) -> None:
+        self.resets += 1
+
+    def update(self, dets: int, t: float) -> list[dict[str, Any]]:
+        self.seen.append((dets, self.rules))
+        return [self.plays[dets]] if dets in self.plays else []
+
+
+DEAL = {"event": "deal", "game": "briscola-2", "seats": ["N", "S"], "dealer": "S", "trump_card": "coppe_1"}
+PLAY3 = {"event": "play", "seat": "N", "card": "spade_3", "confidence": 0.97}
+PLAY6 = {"event": "play", "seat": "S", "card": "spade_1", "confidence": 0.95}
+
+
+def make_feed(gaps: tuple[int, ...] = ()) -> tuple[VisionFeed, FakeTracker]:
+    tracker = FakeTracker({3: PLAY3, 6: PLAY6})
+    return VisionFeed(FakeSource(8, gaps), lambda image: image, tracker, [(0.1, DEAL)]), tracker
+
+
+def drain(feed: VisionFeed) -> list[FeedItem]:
+    items: list[FeedItem] = []
+    while not feed.finished:
+        items.extend(feed.poll(0.05))
+    return items
+
+
+def test_frames_are_heartbeats_and_events_carry_the_frame_index() -> None:
+    feed, tracker = make_feed()
+    items = drain(feed)
+    assert [(i.event, i.pos) for i in items if i.event] == [(DEAL, 1), (PLAY3, 3), (PLAY6, 6)]
+    assert sum(1 for i in items if i.event is None) >= 8
+    assert tracker.resets == 1  # the deal starts a fresh tracker
+
+
+def test_degraded_camera_gives_no_items_so_the_loop_sees_no_frames() -> None:
+    feed, _ = make_feed(gaps=(2, 4))
+    polls = [feed.poll(0.05) for _ in range(5)]
+    assert polls[2] == [] and polls[4] == []
+
+
+def test_resume_warms_the_tracker_up_silently() -> None:
+    feed, tracker = make_feed()
+    feed.skip_to(3)  # frames 0..3 already refereed
+    assert [frame for frame, _ in tracker.seen] == [0, 1, 2, 3]
+    assert all(rules is None for _, rules in tracker.seen)  # no plausibility from the future
+    assert tracker.rules == "live rules"
+    items = drain(feed)
+    assert [i.event for i in items if i.event] == [PLAY6]
+
+
+def test_source_spec_maps_config_to_open_source(cfg: BoxConfig) -> None:
+    def spec(source: str) -> str:
+        return source_spec(replace(cfg, camera=replace(cfg.camera, source=source)))
+
+    assert spec("picamera2") == "picamera"
+    assert spec("usb:1") == "1"
+    assert spec("file:/v/game.mp4") == "/v/game.mp4"
+    assert spec("sim") == "sim:briscola-4:0" and spec("sim:7") == "sim:briscola-4:7"
+
+
+def test_live_rules_follow_the_box_referee(cfg: BoxConfig, clock: FakeClock) -> None:
+    box = Box(cfg, MatchStore.open(cfg.state_dir), RecordingSignals(), NullDisplay(), clock=clock)
+    box.start()
+    rules = LiveRules(lambda: box.referee)
+    assert rules.plausible("coppe_3") and rules.trick_number() == 0
+    box.handle({"event": "deal", "game": "briscola-4", "seats": ["N", "W", "S", "E"], "dealer": "E", "trump_card": "bastoni_1"})
+    box.handle({"event": "play", "seat": "N", "card": "coppe_3"})
+    assert not rules.plausible("coppe_3")  # already on the table
+    assert not rules.plausible("10H")  # not in the deck
+    assert rules.trick_number() == 1
+
+
+def test_tracker_uncertain_play_offers_its_alternatives(cfg: BoxConfig, clock: FakeClock) -> None:
+    display = NullDisplay()
+    box = Box(cfg, MatchStore.open(cfg.state_dir), RecordingSignals(), display, clock=clock)
+    box.start()
+    box.handle({"event": "deal", "game": "briscola-4", "seats": ["N", "W", "S", "E"], "dealer": "E", "trump_card": "bastoni_1"})
+    box.handle({"event": "play", "seat": "N", "card": "coppe_3", "confidence": 0.9, "uncertain": True,
+                "alternatives": ["coppe_2", "denari_3"]})
+    assert display.last == ConfirmScreen("N", "coppe_3")
+    box.gesture("right", "press")
+    assert display.last == ConfirmScreen("N", "coppe_2")
+    box.gesture("ok", "press")
+    assert box.store.events(1)[-1] == {"event": "play", "seat": "N", "card": "coppe_2", "confirmed": True}
