@@ -9,11 +9,11 @@ the calls as JSON Lines and the final score, and writes to the output folder:
 ``annotated.mp4`` (quads, labels, seat zones, the current call), ``screens/`` (the box's OLED
 screen for each call, as PNG), ``calls.jsonl``, ``events.jsonl`` and ``truth.jsonl``.
 
-The vision stage is the full pipeline (finder + recogniser + play tracker,
-``referee.vision.pipeline``) when those modules and a model are present; otherwise, or with
+The vision stage is ``referee watch``'s live loop (finder + recogniser + play tracker +
+confirmation of unsure plays) when a recogniser model is present; otherwise, or with
 ``--truth-vision``, the simulator's ground truth stands in behind the same interface, and the
-demo says so.  Operator input (contracts, declarations) comes from the simulated log, as the
-box's menu would give it.
+demo says so.  Operator input (contracts, declarations, answers to confirm requests) comes from
+a simulated operator who looks at the table, as the box's menu and buttons would give it.
 """
 
 from __future__ import annotations
@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-import numpy as np
 import numpy.typing as npt
 
 from referee.errors import RefereeError
@@ -47,42 +46,110 @@ class SeenCard:
     confidence: float = 1.0
 
 
-class VisionStage(Protocol):
-    """Frames in, rules events out (plays, trick gathering...), plus what to draw."""
+class Stepper(Protocol):
+    """One frame in (image, time, the simulation's events due), referee calls out."""
 
     name: str
 
-    def update(self, image: npt.NDArray[Any], t: float, sim_events: Sequence[Event]) -> list[Event]: ...
+    def step(self, frame: Any) -> list[Call]: ...
 
     def seen(self) -> list[SeenCard]: ...
 
 
-class TruthVision:
+class RecordingReferee(Referee):
+    """The rules core, keeping every event it accepted (what the vision stage fed it)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.accepted: list[Event] = []
+
+    def apply(self, event: Any) -> list[Any]:
+        calls = super().apply(event)
+        self.accepted.append(dict(event))
+        return calls
+
+
+class TruthStepper:
     """The simulator's ground truth as the vision stage (when the real one is unavailable)."""
 
     name = "ground truth (simulator)"
 
-    def __init__(self) -> None:
+    def __init__(self, referee: Referee) -> None:
+        self.referee = referee
         self._seen: list[SeenCard] = []
-        self.frame_truth: list[Any] = []
 
-    def update(self, image: npt.NDArray[Any], t: float, sim_events: Sequence[Event]) -> list[Event]:
-        self._seen = [SeenCard(c.code, c.quad) for c in self.frame_truth if c.face_up and not c.moving
-                      and c.occluded_fraction < 0.6]
-        return [e for e in sim_events if e.get("event") == "play"]
+    def step(self, frame: Any) -> list[Call]:
+        self._seen = [SeenCard(c.code, c.quad) for c in frame.cards
+                      if c.face_up and not c.moving and c.occluded_fraction < 0.6]
+        calls: list[Call] = []
+        for event in frame.events:
+            calls += [{**c.to_dict(), "t": round(frame.t, 2)} for c in self.referee.apply(event)]
+        return calls
 
     def seen(self) -> list[SeenCard]:
         return self._seen
 
 
-def pipeline_vision(game: str, deck_family: str, layout: Any) -> tuple[VisionStage | None, str]:
-    """The real pipeline as a :class:`VisionStage`, or ``(None, why not)``."""
-    import importlib.util
+class SimOperator:
+    """The person at the box: answers the camera's confirm requests by looking at the table."""
 
-    for module in ("referee.vision.pipeline", "referee.vision.tracker"):
-        if importlib.util.find_spec(module) is None:
-            return None, f"{module} is not available yet"
-    return None, "the play tracker is not wired into the demo yet"
+    def __init__(self, plays: Sequence[Any]) -> None:
+        self.unconfirmed = list(plays)  # truth plays (seat, card, t)
+        self.pending: list[Event] = []
+        self.asked = 0
+
+    def ask(self, call: Call, t: float) -> None:
+        """A confirm request: answer with the card that seat really played last."""
+        self.asked += 1
+        mine = [p for p in self.unconfirmed if p.seat == call["seat"] and p.t <= t + 1e-6]
+        if not mine:
+            self.pending.append({"event": "confirm", "accept": False})
+            return
+        play = mine[-1]
+        self.unconfirmed.remove(play)
+        self.pending.append({"event": "confirm", "card": play.card})
+
+    def answers(self) -> list[Event]:
+        out, self.pending = self.pending, []
+        return out
+
+
+class WatchStepper:
+    """The live loop of ``referee watch`` (finder + recogniser + tracker + confirmations)."""
+
+    def __init__(self, loop: Any, live: Any, operator: SimOperator) -> None:
+        self.loop = loop
+        self.live = live
+        self.operator = operator
+        self.name = str(live.name)
+
+    def step(self, frame: Any) -> list[Call]:
+        events = [e for e in frame.events if e.get("event") != "play"] + self.operator.answers()
+        calls: list[Call] = self.loop.step(frame.image, frame.t, events)
+        for call in calls:
+            if call.get("call") == "confirm":
+                self.operator.ask(call, frame.t)
+        return calls
+
+    def seen(self) -> list[SeenCard]:
+        return [SeenCard(s.card, s.quad, s.confidence) for s in self.live.seen()]
+
+
+def watch_stepper(sim: Any, family: str, layout: Any, referee: Referee) -> tuple[Stepper | None, str]:
+    """The real pipeline as a :class:`Stepper`, or ``(None, why not)``."""
+    try:
+        from referee.recognition import CardClassifier
+        from referee.vision.pipeline import LiveVision
+        from referee.vision.watch import WatchLoop
+    except ImportError as exc:
+        return None, f"vision pipeline not available ({exc})"
+    try:
+        classifier = CardClassifier.load(family, threads=1)
+    except RefereeError as exc:
+        return None, f"no {family} recogniser model ({exc})"
+    live = LiveVision.create(layout, classifier, referee, apply_plays=False)
+    loop = WatchLoop(live, referee, sim.game, sim.seats)
+    return WatchStepper(loop, live, SimOperator(sim.plays)), ""
 
 
 # ---- run ----------------------------------------------------------------------------------------
@@ -96,6 +163,7 @@ class DemoResult:
     truth_plays: list[tuple[str, str]] = field(default_factory=list)
     truth_calls: list[Call] = field(default_factory=list)
     vision: str = ""
+    confirms: int = 0  # plays the camera was unsure of (the simulated operator answered)
     frames: int = 0
     seconds: float = 0.0
     out: Path | None = None
@@ -161,38 +229,28 @@ def run_demo(
     except LayoutError as exc:
         layout = sim.layout
         say(f"# calibration failed ({exc}); using the simulator's layout")
-    stage: VisionStage
-    truth = TruthVision()
-    if truth_vision:
-        stage = truth
-    else:
-        real, why = pipeline_vision(sim.game, family, layout)
+    ref = RecordingReferee()
+    stage: Stepper = TruthStepper(ref)
+    if not truth_vision:
+        real, why = watch_stepper(sim, family, layout, ref)
         if real is None:
             say(f"# NOTE: {why}: using the simulator's ground truth as the vision stage")
-            stage = truth
         else:
             stage = real
     say(f"# vision: {stage.name}")
 
     result = DemoResult(vision=stage.name, out=out)
-    ref = Referee()
-    writer = _VideoWriter(out / "annotated.mp4", fps, first.image.shape) if video else None
+    writer = _VideoWriter(out / "annotated.mp4", fps) if video else None
     screens = _ScreenWriter(out / "screens", say)
     last_call = ""
     for frame in _chain(first, frames):
-        truth.frame_truth = frame.cards
-        operator = [e for e in frame.events if e.get("event") != "play"]
         result.truth_events.extend(frame.events)
-        events = operator + stage.update(frame.image, frame.t, frame.events)
-        for event in events:
-            result.events.append(event)
-            for call in (c.to_dict() for c in ref.apply(event)):
-                call = {**call, "t": round(frame.t, 2)}
-                result.calls.append(call)
-                screens.add(call)
-                last_call = _call_text(call) or last_call
-                if not quiet:
-                    print(json.dumps(call), flush=True)
+        for call in stage.step(frame):
+            result.calls.append(call)
+            screens.add(call)
+            last_call = _call_text(call) or last_call
+            if not quiet:
+                print(json.dumps(call), flush=True)
         if writer is not None:
             writer.write(_annotate(frame.image, layout, stage.seen(), last_call, frame.t))
         result.frames += 1
@@ -200,6 +258,9 @@ def run_demo(
         writer.close()
     screens.final(result.calls)
     _dump(out / "calls.jsonl", result.calls)
+    result.events = ref.accepted
+    if isinstance(stage, WatchStepper):
+        result.confirms = stage.operator.asked
     _dump(out / "events.jsonl", result.events)
     _dump(out / "truth.jsonl", [{"seat": p.seat, "card": p.card, "t": p.t} for p in sim.plays])
     result.seconds = time.perf_counter() - started
@@ -237,36 +298,24 @@ def _call_text(call: Call) -> str:
 
 
 def _annotate(image: npt.NDArray[Any], layout: Any, seen: list[SeenCard], text: str, t: float) -> npt.NDArray[Any]:
-    import cv2
+    from referee.vision.annotate import annotate
 
-    from referee.vision.calibrate import draw_layout
-
-    out = draw_layout(image, layout)
-    for card in seen:
-        pts = np.round(card.quad).astype(np.int32)
-        cv2.polylines(out, [pts], True, (0, 255, 0), 2, cv2.LINE_AA)
-        x, y = pts.min(axis=0)
-        cv2.putText(out, f"{card.card} {card.confidence:.2f}", (int(x), max(12, int(y) - 4)),
-                    cv2.FONT_HERSHEY_SIMPLEX, 0.5, (0, 255, 0), 1, cv2.LINE_AA)
-    cv2.rectangle(out, (0, 0), (out.shape[1], 34), (0, 0, 0), -1)
-    cv2.putText(out, f"{t:6.1f}s  {text}", (10, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.75, (255, 255, 255), 2, cv2.LINE_AA)
+    out: npt.NDArray[Any] = annotate(image, layout, seen, text, t)
     return out
 
 
 class _VideoWriter:
-    def __init__(self, path: Path, fps: float, shape: tuple[int, ...]) -> None:
-        import cv2
+    def __init__(self, path: Path, fps: float) -> None:
+        from referee.vision.annotate import AnnotatedVideo
 
         self.path = path
-        self._cv = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"mp4v"), fps, (shape[1], shape[0]))
-        if not self._cv.isOpened():
-            raise RefereeError(f"cannot write video {path}")
+        self._video = AnnotatedVideo(path, fps)
 
     def write(self, image: npt.NDArray[Any]) -> None:
-        self._cv.write(image)
+        self._video.write(image)
 
     def close(self) -> None:
-        self._cv.release()
+        self._video.close()
 
 
 class _ScreenWriter:
@@ -349,6 +398,6 @@ def _summary(result: DemoResult, say: Any) -> None:
         say("final score: the deal did not finish (missed plays?)", always=True)
     sc = score(result)
     say(f"# vision vs truth: {sc.right}/{sc.plays} plays right, {sc.phantom} phantom, "
-        f"{sc.winners_right}/{sc.tricks} trick winners; {result.frames} frames in {result.seconds:.1f} s "
-        f"({result.vision})")
+        f"{sc.winners_right}/{sc.tricks} trick winners, {result.confirms} operator confirms; "
+        f"{result.frames} frames in {result.seconds:.1f} s ({result.vision})")
     say(f"# wrote {result.out}/annotated.mp4, screens/, calls.jsonl, events.jsonl, truth.jsonl")
