@@ -72,6 +72,7 @@ class Box:
         self.fault_screen: FaultScreen | None = None
         self.transient: tuple[Screen, float] | None = None  # (screen, until) shown now
         self.queued: list[tuple[Screen, str]] = []  # (screen, kind) waiting their turn
+        self.deals_started = 0  # the camera feed forgets the old table when this changes
         self.turn_since: float | None = None
         self.warned = False
         self.timed_out = False
@@ -128,6 +129,8 @@ class Box:
             self.referee = _rebuild(self.store.events(self.match_id))  # memory = disk again
             raise
         self.events_seen += 1
+        if event.get("event") == "deal":
+            self.deals_started += 1
         self._present(_with_drawn_card(event, calls))
         if ends:
             self.match_id = None

@@ -111,7 +111,10 @@ class Runner:
             for item in items:
                 if item.event is not None:
                     self.box.handle(item.event, item.pos)  # StateError ends the loop
+            deals = self.box.deals_started
             self._drain_gestures()
+            if self.box.deals_started != deals and hasattr(self.feed, "new_deal"):
+                self.feed.new_deal()  # a deal entered with the buttons
             self.box.tick()
             if self.feed.finished:
                 log.info("input ended")

@@ -103,6 +103,10 @@ class VisionFeed:
             return [FeedItem(None)] if self.finished else []  # [] while the camera is degraded
         return self._items(frame)
 
+    def new_deal(self) -> None:
+        """A deal event came from elsewhere (the next-deal button): forget the old table."""
+        self.tracker.reset()
+
     def reopen(self) -> None:
         if self._reopen is not None:
             self.source = self._reopen()
@@ -141,7 +145,9 @@ def open_vision_feed(cfg: BoxConfig, rules_view: Any) -> VisionFeed:
         raise CameraError(f"camera.source = {cfg.camera.source!r} needs the vision pipeline: {exc}") from exc
     spec = source_spec(cfg)
     try:
-        source = open_source(spec)
+        live = not cfg.camera.source.startswith("file:")  # files keep their own frame size
+        size = {"size": (cfg.camera.width, cfg.camera.height)} if live else {}
+        source = open_source(spec, **size)
         game = getattr(source, "game", None)  # a simulation knows its true layout and events
         if cfg.layout is not None:
             layout = TableLayout.load(cfg.layout)

@@ -134,3 +134,16 @@ def test_tracker_uncertain_play_offers_its_alternatives(cfg: BoxConfig, clock: F
     assert display.last == ConfirmScreen("N", "coppe_2")
     box.gesture("ok", "press")
     assert box.store.events(1)[-1] == {"event": "play", "seat": "N", "card": "coppe_2", "confirmed": True}
+
+
+def test_a_deal_from_the_buttons_resets_the_tracker(cfg: BoxConfig, clock: FakeClock) -> None:
+    from referee.box.notify import Notifier
+    from referee.box.run import Runner
+
+    feed, tracker = make_feed()
+    box = Box(cfg, MatchStore.open(cfg.state_dir), RecordingSignals(), NullDisplay(), clock=clock)
+    runner = Runner(cfg, box, feed, Notifier(None), clock=clock, sleep=clock.sleep)
+    runner.gestures.put(("right", "hold"))  # next deal
+    runner.run()
+    assert box.store.events(1)[0]["event"] == "deal"
+    assert tracker.resets == 2  # the button's deal and the simulated operator's deal
