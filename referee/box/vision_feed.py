@@ -52,16 +52,18 @@ class VisionFeed:
         tracker: Any,
         timed_events: list[tuple[float, dict[str, Any]]] | None = None,
         reopen: Callable[[], Any] | None = None,
+        live: bool = False,
     ) -> None:
         self.source, self.process, self.tracker = source, process, tracker
         self.timed = sorted(timed_events or [], key=lambda te: te[0])
         self._reopen = reopen
+        self.live = live  # a camera: frame numbers start again at 0 in every process
         self.finished = False
         self.skip = -1
 
     def skip_to(self, pos: int | None) -> None:
         """Frames up to ``pos`` are already refereed: rebuild the tracker on them, emit nothing."""
-        if pos is None:
+        if pos is None or self.live:
             return
         self.skip = pos
         rules, self.tracker.rules = self.tracker.rules, None  # plausibility is of *now*, not then
@@ -167,4 +169,4 @@ def open_vision_feed(cfg: BoxConfig, rules_view: Any) -> VisionFeed:
     )
     timed = list(game.timed_events) if game is not None else None
     # No reopen: live sources re-open themselves with a back-off (read() gives None meanwhile).
-    return VisionFeed(source, pipeline.process, tracker, timed)
+    return VisionFeed(source, pipeline.process, tracker, timed, live=live)

@@ -147,3 +147,11 @@ def test_a_deal_from_the_buttons_resets_the_tracker(cfg: BoxConfig, clock: FakeC
     runner.run()
     assert box.store.events(1)[0]["event"] == "deal"
     assert tracker.resets == 2  # the button's deal and the simulated operator's deal
+
+
+def test_a_live_camera_does_not_skip_frames_on_resume() -> None:
+    tracker = FakeTracker({})
+    feed = VisionFeed(FakeSource(5), lambda image: image, tracker, live=True)
+    feed.skip_to(3)  # a frame number of the previous process means nothing to a camera
+    assert tracker.seen == []
+    assert feed.poll(0.05) == [FeedItem(None)]
