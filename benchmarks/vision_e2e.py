@@ -11,6 +11,7 @@ play events, and the rules core referees them.  Against the simulator's truth it
 
     .venv/bin/python benchmarks/vision_e2e.py                       # all games, 3 cloths, 2 prints
     .venv/bin/python benchmarks/vision_e2e.py --games briscola-4 --seeds 3 --fps 10
+    .venv/bin/python benchmarks/vision_e2e.py --oracle             # finder + tracker, no recogniser
     .venv/bin/python benchmarks/vision_e2e.py --truth-vision       # checks the harness itself
 
 Rendering plus vision costs about a minute per deal on this machine: run it with ``nice``.
@@ -45,6 +46,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=2, help="deals per game")
     parser.add_argument("--fps", type=float, default=10.0)
     parser.add_argument("--truth-vision", action="store_true", help="ground truth instead of the pipeline")
+    parser.add_argument("--oracle", action="store_true",
+                        help="template matching instead of the recogniser (finder + tracker alone)")
     args = parser.parse_args(argv)
     games = args.games or available_games()
     totals = Score(0, 0, 0, 0, 0)
@@ -59,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
             run += 1
             with tempfile.TemporaryDirectory() as tmp:
                 result = run_demo(game=game, deck=faces, seed=seed, out=Path(tmp), texture=texture,
-                                  fps=args.fps, truth_vision=args.truth_vision, video=False, quiet=True)
+                                  fps=args.fps, truth_vision=args.truth_vision, video=False, quiet=True,
+                                  oracle=args.oracle)
             sc = score(result)
             totals = Score(*(a + b for a, b in zip(
                 (totals.plays, totals.right, totals.phantom, totals.tricks, totals.winners_right),

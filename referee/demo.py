@@ -135,19 +135,33 @@ class WatchStepper:
         return [SeenCard(s.card, s.quad, s.confidence) for s in self.live.seen()]
 
 
-def watch_stepper(sim: Any, family: str, layout: Any, referee: Referee) -> tuple[Stepper | None, str]:
-    """The real pipeline as a :class:`Stepper`, or ``(None, why not)``."""
+def watch_stepper(
+    sim: Any, family: str, layout: Any, referee: Referee, oracle: bool = False
+) -> tuple[Stepper | None, str]:
+    """The real pipeline as a :class:`Stepper`, or ``(None, why not)``.
+
+    ``oracle`` swaps the learned recogniser for template matching against the simulated print
+    (:mod:`referee.vision.simulator.oracle`), to measure finder + tracker on their own.
+    """
     try:
         from referee.recognition import CardClassifier
         from referee.vision.pipeline import LiveVision
         from referee.vision.watch import WatchLoop
     except ImportError as exc:
         return None, f"vision pipeline not available ({exc})"
-    try:
-        classifier = CardClassifier.load(family, threads=1)
-    except RefereeError as exc:
-        return None, f"no {family} recogniser model ({exc})"
+    classifier: Any
+    if oracle:
+        from referee.vision.simulator.oracle import TemplateClassifier
+
+        classifier = TemplateClassifier(sim.face_set, family)
+    else:
+        try:
+            classifier = CardClassifier.load(family, threads=1)
+        except RefereeError as exc:
+            return None, f"no {family} recogniser model ({exc})"
     live = LiveVision.create(layout, classifier, referee, apply_plays=False)
+    if oracle:
+        live.name = f"{live.name}, recogniser replaced by template matching (oracle)"
     loop = WatchLoop(live, referee, sim.game, sim.seats)
     return WatchStepper(loop, live, SimOperator(sim.plays)), ""
 
@@ -181,6 +195,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fps", type=float, default=10.0, help="simulated camera frame rate")
     parser.add_argument("--truth-vision", action="store_true",
                         help="use the simulator's ground truth instead of the vision pipeline")
+    parser.add_argument("--oracle", action="store_true",
+                        help="template matching against the simulated print instead of the recogniser "
+                             "(measures finder + tracker alone)")
     parser.add_argument("--no-video", action="store_true", help="skip writing annotated.mp4")
     parser.add_argument("--quiet", action="store_true", help="print only the final score")
 
@@ -190,6 +207,7 @@ def run(args: argparse.Namespace) -> int:
         result = run_demo(
             game=args.game, deck=args.deck, seed=args.seed, out=Path(args.out), texture=args.texture,
             fps=args.fps, truth_vision=args.truth_vision, video=not args.no_video, quiet=args.quiet,
+            oracle=args.oracle,
         )
     except RefereeError as exc:
         print(f"referee demo: {exc}", file=sys.stderr)
@@ -207,6 +225,7 @@ def run_demo(
     truth_vision: bool = False,
     video: bool = True,
     quiet: bool = False,
+    oracle: bool = False,
 ) -> DemoResult:
     """Simulate, referee and record one deal; see the module docstring."""
     from referee.vision.calibrate import calibrate_image
@@ -232,7 +251,7 @@ def run_demo(
     ref = RecordingReferee()
     stage: Stepper = TruthStepper(ref)
     if not truth_vision:
-        real, why = watch_stepper(sim, family, layout, ref)
+        real, why = watch_stepper(sim, family, layout, ref, oracle)
         if real is None:
             say(f"# NOTE: {why}: using the simulator's ground truth as the vision stage")
         else:

@@ -374,14 +374,19 @@ class SimulatorSource(FrameSource):
 def open_source(spec: str | int | None, **kwargs: Any) -> FrameSource:
     """A source from a command-line string.
 
-    ``picamera`` (or ``pi``): the Pi camera; an integer: that webcam; ``sim[:GAME[:SEED]]``: a
-    simulated game; a folder, an image file or a glob: images; anything else: a video file.
+    ``picamera`` (or ``pi``): the Pi camera; an integer or ``usb:N``: that webcam;
+    ``sim[:GAME[:SEED]]``: a simulated game; a folder, an image file or a glob: images;
+    ``file:PATH`` or anything else: a video file.
     """
     if spec is None or spec == "":
         raise CameraError("no source given: use e.g. --source picamera, --source 0, --source game.mp4")
     if isinstance(spec, int):
         return VideoCaptureSource(spec, **kwargs)
     text = str(spec).strip()
+    if text.startswith("usb:"):  # the box's config spelling
+        text = text[4:]
+    elif text.startswith("file:"):
+        return VideoCaptureSource(text[5:], **kwargs)
     if text in ("picamera", "picamera2", "pi"):
         return PiCameraSource(**kwargs)
     if text.isdigit():

@@ -60,6 +60,8 @@ def test_missing_inputs_are_clear_camera_errors(tmp_path: Path) -> None:
         open_source(str(tmp_path / "empty*.png"))
     with pytest.raises(CameraError, match="video file not found"):
         open_source(str(tmp_path / "nope.mp4"))
+    with pytest.raises(CameraError, match="video file not found"):
+        open_source(f"file:{tmp_path / 'nope.avi'}")
     with pytest.raises(CameraError, match="no source"):
         open_source("")
     bad = tmp_path / "bad.mp4"
