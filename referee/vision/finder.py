@@ -292,16 +292,18 @@ def _corner_hypotheses(
     """Card rectangles grown from the blob's right-angle corners, accepted greedily."""
     candidates: list[tuple[float, FloatArray]] = []
     for corner, u, v, len_u, len_v in _corners(contour, short):
-        for a, b in ((short, long_), (long_, short)):
+        orientations = [(a, b, len_u > 1.15 * a or len_v > 1.15 * b) for a, b in ((short, long_), (long_, short))]
+        if not all(o[2] for o in orientations):
+            # A straight blob border running on past the hypothesised card corner means the
+            # card is the other way round; only two cards aligned exactly leave both open.
+            orientations = [o for o in orientations if not o[2]]
+        for a, b, runs_on in orientations:
             # Fit each side to the white run from the corner (cards differ by a few percent
             # and the blob's border sits a pixel or two inside the printed edge).
-            a_fit = float(np.clip(_white_run(mask, corner, u, v, a, b), 0.8 * a, 1.05 * a))
-            b_fit = float(np.clip(_white_run(mask, corner, v, u, b, a_fit), 0.8 * b, 1.05 * b))
+            a_fit = min(max(_white_run(mask, corner, u, v, a, b), 0.8 * a), 1.05 * a)
+            b_fit = min(max(_white_run(mask, corner, v, u, b, a_fit), 0.8 * b), 1.05 * b)
             quad = np.array([corner, corner + u * a_fit, corner + u * a_fit + v * b_fit, corner + v * b_fit], np.float32)
             cov, support = _coverage_and_support(mask, quad)
-            # A straight blob border running on past the hypothesised card corner means the
-            # card is the other way round (two cards aligned that exactly are rare).
-            runs_on = len_u > 1.15 * a or len_v > 1.15 * b
             if cov >= cfg.min_coverage:
                 candidates.append((cov**4 * (0.5 + support) * (0.5 if runs_on else 1.0), quad))
     candidates.sort(key=lambda c: -c[0])
@@ -365,8 +367,8 @@ def _white_run(mask: Mask, corner: FloatArray, along: FloatArray, across: FloatA
     white = mask[ys, xs] > 0
     dark = ~white
     dark[:, -1] = True
-    first_dark = np.argmax(dark, axis=1)  # first non-white step on each line
-    return float(np.median(first_dark))
+    first_dark = np.sort(np.argmax(dark, axis=1))  # first non-white step on each line
+    return float(first_dark[1])  # the median of three
 
 
 def _orthogonal(u: FloatArray, v: FloatArray) -> tuple[FloatArray, FloatArray]:

@@ -1,0 +1,116 @@
+"""Per-frame latency of the vision pipeline at 1280x720 with 4-8 face-up cards, one thread.
+
+Prints the median and p95 of the card finder alone and of the whole frame pipeline (finder +
+recogniser on every proposal), then the delay from a card lying still (the simulator's truth)
+to its play event, over one simulated deal.
+
+    .venv/bin/python benchmarks/vision_latency.py                 # 60 frames + one deal
+    .venv/bin/python benchmarks/vision_latency.py --frames 200 --no-delay
+
+Frames are simulator stills (``referee.vision.simulator``: real card faces, check/stripe/wood/
+felt cloths, the stock with its briscola, won piles).  OpenCV and ONNX Runtime are pinned to
+one thread.  The machine is shared, so run it a few times and keep the lowest medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import cv2
+import numpy as np
+
+
+def scenes(n: int, seed: int) -> list[tuple[np.ndarray, int, str]]:
+    from referee.vision.simulator import random_scene, render_scene
+
+    rng = np.random.default_rng(seed)
+    out = []
+    while len(out) < n:
+        family = "italian" if len(out) % 2 == 0 else "french"
+        spec = random_scene(rng, family=family, seats=5 if family == "italian" else 4, hands=0)
+        frame = render_scene(spec, rng)
+        up = sum(c.face_up for c in frame.cards)
+        if 4 <= up <= 8:
+            out.append((frame.image, up, family))
+    return out
+
+
+def stats(ms: list[float]) -> str:
+    a = np.array(ms)
+    return f"median {np.median(a):6.1f} ms   p95 {np.percentile(a, 95):6.1f} ms   (n={len(a)})"
+
+
+def frame_latency(frames: list[tuple[np.ndarray, int, str]]) -> None:
+    from referee.vision.finder import CardFinder
+
+    finder_ms = []
+    for image, _, _ in frames:
+        finder = CardFinder()
+        finder.find(image)  # the first frame of a table also measures the card size
+        start = time.perf_counter()
+        finder.find(image)
+        finder_ms.append((time.perf_counter() - start) * 1000)
+    print(f"finder only          {stats(finder_ms)}")
+    try:
+        from referee.recognition import CardClassifier
+        from referee.vision.pipeline import FramePipeline
+
+        classifiers = {f: CardClassifier.load(f, threads=1) for f in ("italian", "french")}
+    except Exception as exc:  # no model yet: the finder figure still stands
+        print(f"pipeline             skipped: {exc}")
+        return
+    total_ms = []
+    for image, _, family in frames:
+        pipe = FramePipeline.create(classifiers[family])
+        pipe.process(image)
+        start = time.perf_counter()
+        pipe.process(image)
+        total_ms.append((time.perf_counter() - start) * 1000)
+    print(f"finder + recogniser  {stats(total_ms)}")
+
+
+def play_delay(seed: int, fps: float) -> None:
+    from referee.recognition import CardClassifier
+    from referee.rules import Referee
+    from referee.vision.pipeline import LiveVision
+    from referee.vision.simulator.video import simulate_game
+
+    sim = simulate_game("briscola-4", deck="italian", seed=seed, fps=fps)
+    live = LiveVision.create(sim.layout, CardClassifier.load("italian", threads=1), Referee())
+    seen: list[dict[str, object]] = []
+    for frame in sim.frames():
+        for event in live.update(frame.image, frame.t, [e for e in frame.events if e.get("event") != "play"]):
+            seen.append(event)
+    delays = []
+    truth = list(sim.plays)
+    for play in truth:
+        match = [e for e in seen if e["card"] == play.card and e["seat"] == play.seat]
+        if match:
+            delays.append(float(match[0]["t"]) - play.t)  # type: ignore[arg-type]
+    found = len(delays)
+    print(f"still -> play event  median {np.median(delays) * 1000:6.0f} ms   max {max(delays) * 1000:6.0f} ms"
+          f"   ({found}/{len(truth)} plays matched at {fps:g} fps; frame step {1000 / fps:.0f} ms)"
+          if delays else f"still -> play event  no plays matched ({len(seen)} events)")
+    print(f"live frame (in loop) {stats(live.timings_ms)}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=60)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--fps", type=float, default=10.0)
+    parser.add_argument("--no-delay", action="store_true", help="skip the simulated deal")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    print(f"# 1280x720 frames with 4-8 face-up cards, one thread, {args.frames} frames")
+    frame_latency(scenes(args.frames, args.seed))
+    if not args.no_delay:
+        try:
+            play_delay(args.seed, args.fps)
+        except Exception as exc:
+            print(f"still -> play event  skipped: {exc}")
+
+
+if __name__ == "__main__":
+    main()
