@@ -26,6 +26,8 @@ from referee.recognition.faces import DEFAULT_HOLDOUT, face_sets
 from referee.recognition.preprocess import MEAN, STD
 
 WARMUP_STEPS = 150
+#: Steps at which the total is (re)fitted to the time budget, all within the warm-up.
+ESTIMATE_AT = (10, 40, 80, 120, WARMUP_STEPS - 1)
 #: Seconds kept back from --minutes for evaluation, calibration and export.
 RESERVE_S = 90.0
 
@@ -46,6 +48,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "(default: the model card's; give none to train on everything)")
     parser.add_argument("--shared", type=Path, default=None, help="shared data folder (default ../shared)")
     parser.add_argument("--cache", type=Path, default=REPO_ROOT / "build" / "recognition")
+    parser.add_argument("--snapshot-minutes", type=float, default=0.0,
+                        help="also export an interim model to <cache>/snapshots every N minutes")
     parser.add_argument("--quiet", action="store_true")
 
 
@@ -69,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
     out = args.out if args.out is not None else models_dir()
     extra = {"training": {**plan, "steps": steps, "seed": args.seed, "batch": args.batch, "lr": args.lr,
                           "threads": args.threads, "torch": torch.__version__,
-                          "minutes_used": round((time.monotonic() - t0) / 60, 1)},
+                          "minutes_used": round((time.monotonic() - t0) / 60, 1),
+                          "cpu_minutes_used": round(time.process_time() / 60, 1)},
              "validation": report}
     from referee.recognition.export import export
 
@@ -147,9 +152,10 @@ def _fit(model: Any, data: SynthSet, args: argparse.Namespace, t0: float, log: _
     step, seen, correct, loss_sum = 0, 0, 0, 0.0
     order = rng.permutation(len(data))
     cursor = 0
-    timing_start = time.monotonic()
+    timing_start = last_snap = time.monotonic()
+    snap_every = args.snapshot_minutes * 60
     model.train()
-    while total is None or step < total:
+    while total is None or step < total:  # total is set by step ESTIMATE_AT[0] at the latest
         if cursor + args.batch > len(order):
             order, cursor = rng.permutation(len(data)), 0
         idx = np.sort(order[cursor:cursor + args.batch])
@@ -167,17 +173,32 @@ def _fit(model: Any, data: SynthSet, args: argparse.Namespace, t0: float, log: _
         seen += len(idx)
         correct += int((logits.argmax(1) == y).sum())
         loss_sum += loss.item() * len(idx)
-        if total is None and step == 20:
-            per_step = (time.monotonic() - timing_start) / 20
+        if args.steps is None and step in ESTIMATE_AT:
+            # Only during warm-up, whose learning rate does not depend on the total: so the
+            # recorded total replays the same schedule with --steps.
+            per_step = (time.monotonic() - timing_start) / step
             left = args.minutes * 60 - (time.monotonic() - t0) - RESERVE_S
-            total = max(step + 10, int(left / per_step))
+            total = max(WARMUP_STEPS + 10, step + int(left / per_step))
             log(f"{per_step * 1000:.0f} ms/step -> {total} steps ({total * args.batch / len(data):.1f} epochs)")
+        if snap_every and time.monotonic() - last_snap > snap_every:
+            last_snap = time.monotonic()
+            _snapshot(model, args, step, log)
         if step % 200 == 0 or step == total:
             log(f"step {step}/{total} lr {lr:.4f} loss {loss_sum / seen:.3f} train acc {correct / seen:.3f} "
                 f"({(time.monotonic() - t0) / 60:.1f} min)")
             seen, correct, loss_sum = 0, 0, 0.0
     model.eval()
     return step
+
+
+def _snapshot(model: Any, args: argparse.Namespace, step: int, log: _Logger) -> None:
+    """Export the model as it is now (uncalibrated), for consumers that cannot wait."""
+    from referee.recognition.export import export
+
+    out = args.cache / "snapshots"
+    export(model, deck_family(args.deck), out, 1.0, {"snapshot_step": step})
+    model.train()
+    log(f"snapshot at step {step} -> {out}")
 
 
 def _lr(step: int, total: int | None, peak: float) -> float:
