@@ -190,10 +190,15 @@ class TableLayout:
         return out
 
     def zone_of(self, image_point: Sequence[float]) -> str:
-        """``"stock"``, ``"play"``, a seat name, or ``"outside"`` for a point in image pixels."""
+        """``"stock"``, ``"play"``, a seat name, or ``"outside"`` for a point in image pixels.
+
+        The mat's corner markers count as outside: white squares are no one's cards.
+        """
         u, v = (float(c) for c in self.to_mat([image_point])[0])
         w, h = MAT_SIZE
         if not (0 <= u <= w and 0 <= v <= h):
+            return "outside"
+        if any(abs(u - cx) < MARKER_SIZE and abs(v - cy) < MARKER_SIZE for cx, cy in marker_centres().values()):
             return "outside"
         if _inside(self.stock, u, v):
             return "stock"

@@ -16,6 +16,7 @@ from referee.vision.layout import (
     LayoutError,
     TableLayout,
     default_seat_names,
+    marker_centres,
     straight_homography,
 )
 from referee.vision.simulator import CameraSpec, CardSpec, SceneSpec, render_scene
@@ -31,6 +32,12 @@ def test_compass_seats_sit_where_their_names_say() -> None:
     assert layout.zone_of((1270, 360)) == "E"
     assert layout.zone_of((640, 360)) == "play"
     assert layout.zone_of(tuple(layout.to_image([layout.stock_spot()])[0])) == "stock"
+
+
+def test_the_mat_markers_are_outside_every_zone() -> None:
+    layout = TableLayout.default(SEATS)
+    for centre in marker_centres().values():
+        assert layout.zone_of(tuple(layout.to_image([centre])[0])) == "outside"
 
 
 @pytest.mark.parametrize("count", [2, 3, 4, 5])
