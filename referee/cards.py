@@ -8,7 +8,7 @@ with rank ``A,2..10,J,Q,K`` and suit ``C|D|H|S``, e.g. ``10H``, ``QS``.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 
 from referee.errors import BadCardError
@@ -78,9 +78,15 @@ class Deck:
     name: str
     faces: tuple[Card, ...]
     copies: int = 1
+    # Built once: membership is asked on every play, and hashing 40 faces per ask was the
+    # rules engine's top cost.
+    _face_set: frozenset[Card] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_face_set", frozenset(self.faces))
 
     def __contains__(self, card: object) -> bool:
-        return card in self._face_set()
+        return card in self._face_set
 
     def __iter__(self) -> Iterator[Card]:
         for card in self.faces:
@@ -90,17 +96,9 @@ class Deck:
     def __len__(self) -> int:
         return len(self.faces) * self.copies
 
-    def _face_set(self) -> frozenset[Card]:
-        return _face_set(self.faces)
-
     @property
     def codes(self) -> tuple[str, ...]:
         return tuple(card.code for card in self.faces)
-
-
-@cache
-def _face_set(faces: tuple[Card, ...]) -> frozenset[Card]:
-    return frozenset(faces)
 
 
 def _deck(name: str, suits: Iterable[str], ranks: Iterable[str], copies: int = 1) -> Deck:
