@@ -134,9 +134,14 @@ def _gain(cam: CameraSpec) -> FloatArray:
 
 
 @cache
-def noise_field(size: tuple[int, int], seed: int = 0) -> npt.NDArray[np.int16]:
-    """A fixed noise field a bit larger than the frame; frames take shifted windows of it."""
+def noise_fields(size: tuple[int, int], sigma: float, seed: int = 0) -> tuple[npt.NDArray[np.uint8], npt.NDArray[np.uint8]]:
+    """Sensor noise a bit larger than the frame, split in its positive and negative parts.
+
+    Frames take shifted windows and apply them with saturating uint8 adds (fast, no floats).
+    """
     w, h = size
     rng = np.random.default_rng(seed)
-    field_: npt.NDArray[np.int16] = np.round(rng.normal(0, 1.0, (h + 64, w + 64, 3)) * 16).astype(np.int16)
-    return field_
+    noise = np.round(rng.normal(0, sigma, (h + 64, w + 64, 3)))
+    up = np.clip(noise, 0, 255).astype(np.uint8)
+    down = np.clip(-noise, 0, 255).astype(np.uint8)
+    return up, down

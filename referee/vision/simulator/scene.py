@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from referee.vision.layout import MARKER_SIZE, MAT_SIZE, marker_centres
 from referee.vision.simulator.assets import Image, Mask, Sprite, back_sprite, face_sprite
-from referee.vision.simulator.camera import CameraSpec, noise_field
+from referee.vision.simulator.camera import CameraSpec, noise_fields
 from referee.vision.simulator.textures import make_texture
 
 #: skin tones (BGR) and sleeve colours for the hands
@@ -214,10 +214,9 @@ class _Canvas:
 
     def paste(self, box: tuple[int, int, int, int], image: npt.NDArray[Any], alpha: Mask, label: int) -> int:
         x0, y0, x1, y1 = box
-        a = alpha[..., None]
         region = self.rgb[y0:y1, x0:x1]
-        region *= 1.0 - a
-        region += image * a
+        a = np.ascontiguousarray(alpha, np.float32)
+        region[:] = cv2.blendLinear(np.ascontiguousarray(image, np.float32), region, a, 1.0 - a)
         solid = alpha > 0.5
         self.labels[y0:y1, x0:x1][solid] = label
         return int(solid.sum())
@@ -337,7 +336,8 @@ def _motion_blur(
     """Smear the layer along ``blur`` (pixels); done at half size, where blurred detail is lost anyway."""
     h, w = alpha.shape[:2]
     half = (max(1, w // 2), max(1, h // 2))
-    small = cv2.resize(np.dstack([rgb, alpha]), half, interpolation=cv2.INTER_AREA)
+    small = np.dstack([cv2.resize(rgb, half, interpolation=cv2.INTER_AREA),
+                       cv2.resize(alpha, half, interpolation=cv2.INTER_AREA)])
     small_card = cv2.resize(card_alpha, half, interpolation=cv2.INTER_AREA)
     kernel = _motion_kernel(np.asarray(blur) / 2)
     small = cv2.filter2D(small, -1, kernel)
@@ -487,13 +487,13 @@ def _with_hands(
     if cam.defocus > 0.05:
         sub = cv2.GaussianBlur(sub, (0, 0), cam.defocus)
     out = clean.copy()
-    out[iy0:iy1, ix0:ix1] = sub
+    out[iy0:iy1, ix0:ix1] = _to_u8(sub)
     return out, counts
 
 
 def _visible(labels: npt.NDArray[Any], count: int) -> npt.NDArray[Any]:
     """Visible pixels per card label (labels start at 0; hands and cloth are negative)."""
-    counts: npt.NDArray[Any] = np.bincount((labels.ravel() + 2).astype(np.int64), minlength=count + 2)[2:]
+    counts: npt.NDArray[Any] = np.bincount(labels.ravel() + 2, minlength=count + 2)[2:]
     return counts
 
 
@@ -515,16 +515,20 @@ def _develop(raw: npt.NDArray[Any], cam: CameraSpec) -> npt.NDArray[Any]:
     img: npt.NDArray[Any] = raw * cam.gain()
     if cam.defocus > 0.05:
         img = cv2.GaussianBlur(img, (0, 0), cam.defocus)
-    return img
+    return _to_u8(img)
+
+
+def _to_u8(img: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    out: npt.NDArray[Any] = np.clip(img, 0, 255).astype(np.uint8)
+    return out
 
 
 def _expose(clean: npt.NDArray[Any], cam: CameraSpec, rng: np.random.Generator) -> Image:
-    """Add this frame's sensor noise and quantise to uint8."""
-    img = clean
-    if cam.noise > 0:
-        field_ = noise_field(cam.size)
-        oy, ox = int(rng.integers(0, 64)), int(rng.integers(0, 64))
-        h, w = img.shape[:2]
-        img = img + field_[oy : oy + h, ox : ox + w] * np.float32(cam.noise / 16.0)
-    out: Image = np.clip(img, 0, 255).astype(np.uint8)
+    """This frame's sensor noise on the developed (uint8) image."""
+    if cam.noise <= 0:
+        return clean.copy()
+    up, down = noise_fields(cam.size, round(cam.noise, 1))
+    oy, ox = int(rng.integers(0, 64)), int(rng.integers(0, 64))
+    h, w = clean.shape[:2]
+    out: Image = cv2.subtract(cv2.add(clean, up[oy : oy + h, ox : ox + w]), down[oy : oy + h, ox : ox + w])
     return out
