@@ -65,6 +65,11 @@ class FinderConfig:
     #: bands narrower than that (glued to a card or not) while whole cards survive.
     open_frac: float = 0.3
     max_candidates: int = 24
+    #: No card covers more than this fraction of the frame (a white table or board would).
+    max_card_frac: float = 0.3
+    #: Also propose card-shaped regions closed by edges (a white card on a white or light
+    #: table has no whiteness contrast, but it has an outline).
+    edge_regions: bool = True
     #: Fraction of a blob that must be non-white printing for it to count as a card when
     #: measuring the card size (a white check square has none).
     min_ink: float = 0.02
@@ -98,11 +103,13 @@ class CardFinder:
         raw = whiteness_mask(small, cfg)
         mask = fill_holes(raw)
         short, long_ = self._expected_size(image, raw, mask, scale)
-        k = max(3, round(cfg.open_frac * short)) | 1
+        k = min(25, max(3, round(cfg.open_frac * short))) | 1  # capped: an ellipse's cost grows as k^2
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
         opened = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), np.uint8)
         known = self._card_size is not None or cfg.card_height is not None
         hyps = _hypotheses(opened, short, long_, cfg, size_known=known)
+        if cfg.edge_regions:
+            hyps += _edge_card_hypotheses(small, hyps, cfg, first_group=len(hyps))
         hyps = sorted(hyps, key=lambda h: -h.score)[: cfg.max_candidates]
         if not hyps:
             return Detections.empty()
@@ -185,7 +192,7 @@ def _single_card_sizes(raw: Mask, filled: Mask, cfg: FinderConfig) -> list[tuple
     contours, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     for c in contours:
         area = cv2.contourArea(c)
-        if area < 150:
+        if area < 150 or area > cfg.max_card_frac * raw.size:  # a white board is not a card
             continue
         (_, _), (w, h), _ = cv2.minAreaRect(c)
         s, l_ = min(w, h), max(w, h)
@@ -210,6 +217,8 @@ def _hypotheses(
         # Too small for a card, or a bright cloth region (a trick is at most ~5 cards' area).
         if not (0.25 * card_area <= area <= cfg.max_blob_cards * card_area):
             continue
+        if not size_known and area > cfg.max_card_frac * mask.size:
+            continue
         single = _single_card_quad(contour, area, short, long_, cfg, size_known)
         if single is not None:
             out.append(_Hypothesis(single, 2.0, len(out)))
@@ -223,6 +232,42 @@ def _hypotheses(
         if area < 0.7 * card_area or cv2.contourArea(cv2.convexHull(contour)) > 1.8 * area:
             continue
         out.extend(_corner_hypotheses(mask, contour, short, long_, cfg, first_group=len(out)))
+    return out
+
+
+def _edge_card_hypotheses(
+    small: Image, found: list[_Hypothesis], cfg: FinderConfig, first_group: int
+) -> list[_Hypothesis]:
+    """Card-shaped regions enclosed by image edges, not already proposed by whiteness."""
+    gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+    edges = cv2.Canny(cv2.GaussianBlur(gray, (3, 3), 0), 40, 120)
+    regions = cv2.bitwise_not(cv2.dilate(edges, np.ones((3, 3), np.uint8)))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(regions, connectivity=4)
+    frame_area = small.shape[0] * small.shape[1]
+    centres = [h.quad.mean(axis=0) for h in found]
+    out: list[_Hypothesis] = []
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if not (0.002 * frame_area <= area <= 0.5 * frame_area) or x == 0 or y == 0:
+            continue
+        if x + w >= small.shape[1] or y + h >= small.shape[0]:
+            continue  # touches the frame border: background, or a card cut off
+        roi = (labels[y : y + h, x : x + w] == i).astype(np.uint8) * 255
+        contours, _ = cv2.findContours(roi, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        contour = max(contours, key=cv2.contourArea) + np.array([x, y], np.int32)
+        filled_area = cv2.contourArea(contour)
+        (_, _), (rw, rh), _ = cv2.minAreaRect(contour)
+        s_, l_ = min(rw, rh), max(rw, rh)
+        if s_ <= 0 or filled_area < 0.85 * rw * rh or not cfg.aspect_range[0] <= l_ / s_ <= cfg.aspect_range[1]:
+            continue
+        quad = _four_corners(contour)
+        # The region lies inside the dilated outline: grow it back by the dilation.
+        centre = quad.mean(axis=0)
+        quad = (centre + (quad - centre) * (1 + 3.0 / max(s_, 1.0))).astype(np.float32)
+        if any(np.hypot(*(c - centre)) < 0.3 * s_ for c in centres):
+            continue
+        out.append(_Hypothesis(quad, 1.5, first_group + len(out)))
+        centres.append(centre)
     return out
 
 

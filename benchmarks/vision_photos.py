@@ -1,0 +1,229 @@
+"""Cards found on the real photos in ../shared/photos: recall and precision of card identities.
+
+    .venv/bin/python benchmarks/vision_photos.py                  # all three photo sets
+    .venv/bin/python benchmarks/vision_photos.py --finder-only    # localisation only (no model)
+    .venv/bin/python benchmarks/vision_photos.py --sets triestine --show out/   # draw results
+
+Runs ``referee detect``'s code (``detect_image``) on every photo and compares with the labels:
+
+* ``triestine`` (Italian, boxes, ``<suit>_<rank>``; ``?`` = unknown, scored for finding only);
+* ``pinochle`` (French 9..A, boxes, rank only: a read is right when its rank is);
+* ``epfl`` (top-down 4-player rounds of a custom French-suited deck, one card per seat and no
+  boxes: a card is matched by its side of the photo; only the suit is standard, so a read is
+  right when its suit is (J/Q/K also by rank)).
+
+found     labelled cards with a detection on them (centre inside the box / on the seat's side)
+right     labelled cards read right (as far as the label says)
+precision detections that are right, of all detections (``--finder-only``: that land on a card)
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from referee.cards import parse_card
+from referee.errors import BadCardError
+from referee.paths import shared_dir
+from referee.vision.detect_cli import detect_image
+from referee.vision.finder import CardFinder, FinderConfig
+from referee.vision.pipeline import FramePipeline
+
+
+@dataclass
+class Truth:
+    label: str  # card code, "?" parts allowed; "" = unknown
+    box: tuple[float, float, float, float] | None = None  # xmin, ymin, xmax, ymax
+    side: str | None = None  # epfl: bottom/right/top/left
+
+
+@dataclass
+class Tally:
+    cards: int = 0
+    found: int = 0
+    right: int = 0
+    scored: int = 0  # cards whose label says enough to be read right or wrong
+    detections: int = 0
+    good_detections: int = 0
+    ms: list[float] = field(default_factory=list)
+
+
+def triestine(root: Path) -> dict[Path, list[Truth]]:
+    out: dict[Path, list[Truth]] = defaultdict(list)
+    folder = root / "italian_triestine_tressette_test"
+    with (folder / "labels_canonical.csv").open() as fh:
+        for row in csv.DictReader(fh):
+            label = row["canonical_label"] if "?" not in row["canonical_label"] else ""
+            box = tuple(float(row[k]) for k in ("xmin_px", "ymin_px", "xmax_px", "ymax_px"))
+            out[folder / "images" / row["image"]].append(Truth(label, box))  # type: ignore[arg-type]
+    return out
+
+
+def pinochle(root: Path) -> dict[Path, list[Truth]]:
+    out: dict[Path, list[Truth]] = defaultdict(list)
+    folder = root / "french_pinochle_voc_train"
+    with (folder / "labels.csv").open() as fh:
+        for row in csv.DictReader(fh):
+            box = tuple(float(row[k]) for k in ("xmin", "ymin", "xmax", "ymax"))
+            out[folder / "images" / row["image"]].append(Truth(f"{row['canonical_rank']}?", box))  # type: ignore[arg-type]
+    return out
+
+
+def epfl(root: Path) -> dict[Path, list[Truth]]:
+    out: dict[Path, list[Truth]] = {}
+    folder = root / "french_suits_epfl_iapr2021_custom_topdown"
+    for game_csv in sorted(folder.glob("game*/game*.csv")):
+        with game_csv.open() as fh:
+            for row in csv.DictReader(fh):
+                rnd = row[""]
+                sides = ("bottom", "right", "top", "left")
+                out[game_csv.parent / f"{rnd}.jpg"] = [
+                    Truth(f"{row[f'P{i + 1}']}" if row[f"P{i + 1}"][0] in "JQK" else f"?{row[f'P{i + 1}'][-1]}", side=s)
+                    for i, s in enumerate(sides)
+                ]
+    return out
+
+
+SETS = {"triestine": ("italian", triestine), "pinochle": ("french", pinochle), "epfl": ("french", epfl)}
+
+
+def _parts(code: str) -> tuple[str, str]:
+    """(suit, rank) of a card code, either may be '?'."""
+    if "_" in code:
+        suit, _, rank = code.partition("_")
+        return suit, rank
+    return code[-1], code[:-1]
+
+
+def read_right(label: str, card: str) -> bool | None:
+    """Whether ``card`` agrees with ``label`` as far as the label goes (None: label says nothing)."""
+    if not label:
+        return None
+    try:
+        parse_card(card)
+    except BadCardError:
+        return False
+    want_suit, want_rank = _parts(label)
+    got_suit, got_rank = _parts(card)
+    return (want_suit in ("?", got_suit)) and (want_rank in ("?", got_rank))
+
+
+def on_truth(truth: Truth, centre: np.ndarray, shape: tuple[int, ...]) -> bool:
+    if truth.box is not None:
+        x0, y0, x1, y1 = truth.box
+        return bool(x0 <= centre[0] <= x1 and y0 <= centre[1] <= y1)
+    h, w = shape[:2]
+    dx, dy = (centre[0] - w / 2) / w, (centre[1] - h / 2) / h
+    side = ("right" if dx > 0 else "left") if abs(dx) > abs(dy) else ("bottom" if dy > 0 else "top")
+    return side == truth.side
+
+
+class FinderOnly:
+    """Proposals only (every proposal counts as a card): localisation without a model."""
+
+    def __init__(self) -> None:
+        self.finder = CardFinder(FinderConfig())
+
+
+def score_image(path: Path, truths: list[Truth], result: dict[str, Any], shape: tuple[int, ...], tally: Tally,
+                finder_only: bool) -> None:
+    cards = result["cards"]
+    centres = [np.mean(np.array(c["quad"]), axis=0) for c in cards]
+    tally.cards += len(truths)
+    tally.detections += len(cards)
+    tally.ms.append(result["ms"])
+    used: set[int] = set()
+    for truth in truths:
+        hits = [i for i, c in enumerate(centres) if on_truth(truth, c, shape)]
+        if hits:
+            tally.found += 1
+        verdicts = [read_right(truth.label, cards[i]["card"]) for i in hits]
+        if truth.label and not finder_only:
+            tally.scored += 1
+            if any(v for v in verdicts):
+                tally.right += 1
+        for i in hits:
+            if finder_only or read_right(truth.label, cards[i]["card"]) in (True, None):
+                used.add(i)
+    tally.good_detections += len(used)
+
+
+def run_set(name: str, finder_only: bool, show: Path | None, limit: int) -> Tally:
+    family, loader = SETS[name]
+    items = sorted(loader(shared_dir() / "photos").items())[: limit or None]
+    tally = Tally()
+    classifier: Any = None
+    if not finder_only:
+        from referee.recognition import CardClassifier
+
+        classifier = CardClassifier.load(family, threads=1)
+    for path, truths in items:
+        image = cv2.imread(str(path))
+        if image is None:
+            print(f"unreadable: {path}", file=sys.stderr)
+            continue
+        if finder_only:
+            result = _finder_only(np.asarray(image, np.uint8))
+        else:
+            result = detect_image(FramePipeline.create(classifier), np.asarray(image, np.uint8))
+        score_image(path, truths, result, image.shape, tally, finder_only)
+        if show is not None:
+            _draw(show / name / path.name, image, truths, result)
+    return tally
+
+
+def _finder_only(image: np.ndarray) -> dict[str, Any]:
+    import time
+
+    start = time.perf_counter()
+    scale = min(1.0, 1280 / image.shape[1])
+    small = cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA) if scale < 1 else image
+    dets = CardFinder().find(np.asarray(small, np.uint8))
+    keep = sorted({int(np.flatnonzero(dets.group == g)[0]) for g in set(dets.group.tolist())})
+    dets = dets[np.array(keep, np.int64)] if keep else dets
+    ms = (time.perf_counter() - start) * 1000
+    cards = [{"card": "?", "confidence": 1.0, "quad": (q / scale).tolist()} for q in dets.quad]
+    return {"cards": cards, "ms": ms}
+
+
+def _draw(path: Path, image: np.ndarray, truths: list[Truth], result: dict[str, Any]) -> None:
+    out = image.copy()
+    for t in truths:
+        if t.box is not None:
+            x0, y0, x1, y1 = (int(v) for v in t.box)
+            cv2.rectangle(out, (x0, y0), (x1, y1), (0, 255, 0), 2)
+    for c in result["cards"]:
+        q = np.round(np.array(c["quad"])).astype(np.int32)
+        cv2.polylines(out, [q], True, (255, 0, 255), 2)
+        cv2.putText(out, f"{c['card']} {c['confidence']:.2f}", tuple(int(v) for v in q[0]), 0, 0.7, (255, 0, 255), 2)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(path), out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
+    parser.add_argument("--finder-only", action="store_true", help="localisation only (no model needed)")
+    parser.add_argument("--show", type=Path, help="write annotated photos under this folder")
+    parser.add_argument("--limit", type=int, default=0, help="photos per set (0 = all)")
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    print(f"{'set':10} {'photos':>6} {'cards':>6} {'found':>7} {'right':>12} {'precision':>10} {'ms median':>10}")
+    for name in args.sets:
+        t = run_set(name, args.finder_only, args.show, args.limit)
+        right = "-" if args.finder_only or not t.scored else f"{t.right / t.scored:6.1%} ({t.scored})"
+        prec = t.good_detections / t.detections if t.detections else 0.0
+        print(f"{name:10} {len(t.ms):6d} {t.cards:6d} {t.found / max(1, t.cards):7.1%} {right:>12} "
+              f"{prec:10.1%} {np.median(t.ms) if t.ms else 0:10.1f}")
+
+
+if __name__ == "__main__":
+    main()
