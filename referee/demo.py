@@ -91,23 +91,26 @@ class TruthStepper:
 
 
 class SimOperator:
-    """The person at the box: answers the camera's confirm requests by looking at the table."""
+    """The person at the box: answers the camera's confirm requests by looking at the table.
 
-    def __init__(self, plays: Sequence[Any]) -> None:
-        self.unconfirmed = list(plays)  # truth plays (seat, card, t)
+    The answer is the card that seat really laid down and the referee has not got yet; a
+    request about a seat that has nothing new on the table is refused (no play).
+    """
+
+    def __init__(self, plays: Sequence[Any], referee: RecordingReferee) -> None:
+        self.plays = list(plays)  # truth plays (seat, card, t)
+        self.referee = referee
         self.pending: list[Event] = []
         self.asked = 0
 
     def ask(self, call: Call, t: float) -> None:
-        """A confirm request: answer with the card that seat really played last."""
         self.asked += 1
-        mine = [p for p in self.unconfirmed if p.seat == call["seat"] and p.t <= t + 1e-6]
-        if not mine:
+        got = {(str(e.get("seat")), str(e.get("card"))) for e in self.referee.accepted if e.get("event") == "play"}
+        waiting = [p for p in self.plays if p.seat == call["seat"] and p.t <= t + 1e-6 and (p.seat, p.card) not in got]
+        if waiting:
+            self.pending.append({"event": "confirm", "card": waiting[0].card})
+        else:
             self.pending.append({"event": "confirm", "accept": False})
-            return
-        play = mine[-1]
-        self.unconfirmed.remove(play)
-        self.pending.append({"event": "confirm", "card": play.card})
 
     def answers(self) -> list[Event]:
         out, self.pending = self.pending, []
@@ -136,7 +139,7 @@ class WatchStepper:
 
 
 def watch_stepper(
-    sim: Any, family: str, layout: Any, referee: Referee, oracle: bool = False
+    sim: Any, family: str, layout: Any, referee: RecordingReferee, oracle: bool = False
 ) -> tuple[Stepper | None, str]:
     """The real pipeline as a :class:`Stepper`, or ``(None, why not)``.
 
@@ -163,7 +166,7 @@ def watch_stepper(
     if oracle:
         live.name = f"{live.name}, recogniser replaced by template matching (oracle)"
     loop = WatchLoop(live, referee, sim.game, sim.seats)
-    return WatchStepper(loop, live, SimOperator(sim.plays)), ""
+    return WatchStepper(loop, live, SimOperator(sim.plays, referee)), ""
 
 
 # ---- run ----------------------------------------------------------------------------------------

@@ -42,3 +42,32 @@ def test_demo_cli_prints_calls_and_the_final_score(tmp_path: Path, capsys: pytes
 def test_demo_refuses_a_deck_that_does_not_fit_the_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["demo", "--game", "briscola-4", "--deck", "french", "--out", str(tmp_path)]) == 2
     assert "italian" in capsys.readouterr().err
+
+
+def test_simulated_operator_confirms_the_true_card_and_refuses_phantoms() -> None:
+    from referee.demo import RecordingReferee, SimOperator
+    from referee.vision.simulator.video import PlayTruth
+
+    ref = RecordingReferee()
+    ref.apply({"event": "deal", "game": "briscola-2", "seats": ["N", "S"], "dealer": "S", "trump_card": "coppe_1"})
+    ref.apply({"event": "play", "seat": "N", "card": "coppe_3"})
+    plays = [PlayTruth("N", "coppe_3", 1.0, 1), PlayTruth("S", "spade_5", 2.0, 1), PlayTruth("N", "denari_2", 5.0, 2)]
+    operator = SimOperator(plays, ref)
+    operator.ask({"call": "confirm", "seat": "S", "card": "spade_6"}, t=2.5)  # misread: S really laid spade_5
+    operator.ask({"call": "confirm", "seat": "N", "card": "coppe_3"}, t=2.5)  # N's card is already in
+    assert operator.answers() == [{"event": "confirm", "card": "spade_5"}, {"event": "confirm", "accept": False}]
+    assert operator.answers() == [] and operator.asked == 2
+
+
+def test_score_counts_right_phantom_and_winners() -> None:
+    from referee.demo import DemoResult, score
+
+    result = DemoResult(
+        events=[{"event": "deal"}, {"event": "play", "seat": "N", "card": "coppe_3"},
+                {"event": "play", "seat": "S", "card": "coppe_4"}, {"event": "play", "seat": "S", "card": "coppe_5"}],
+        truth_plays=[("N", "coppe_3"), ("S", "coppe_5")],
+        truth_calls=[{"call": "trick", "number": 1, "winner": "S"}],
+        calls=[{"call": "trick", "number": 1, "winner": "N"}],
+    )
+    sc = score(result)
+    assert (sc.plays, sc.right, sc.phantom, sc.tricks, sc.winners_right) == (2, 2, 1, 1, 0)
