@@ -540,3 +540,13 @@ def test_out_of_turn_lose_game_option_gives_the_deal_to_the_others() -> None:
     assert end["winner"] == "N+S" and end["outcome"] == "forfeit"
     assert end["score"] == {"N+S": 16, "W+E": 0}
     assert ref.match is not None and ref.match.score == {"N+S": 16, "W+E": 0}
+
+
+def test_rule_1a_the_first_via_comes_from_the_dealers_right() -> None:
+    # regression: with no word recorded yet, a "via" from any seat used to be accepted
+    ref = new_ref(turned="QS", contract=None)
+    with pytest.raises(PhaseError, match="N's turn"):
+        send(ref, {"event": "via", "seat": "S"})
+    assert send(ref, {"event": "via", "seat": "N"}) == []
+    with pytest.raises(PhaseError, match="W's turn"):
+        send(ref, {"event": "via", "seat": "N"})

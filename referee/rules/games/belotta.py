@@ -128,8 +128,11 @@ class Belotta(Game):
         """Who speaks after ``said`` words: rounds go round from the dealer's right (1a)."""
         return deal.next_seat(deal.dealer, 1 + said % len(deal.seats))
 
-    def _check_speaker(self, deal: DealState, seat: str) -> None:
-        if deal.extra["vias"] and seat != self._speaker(deal, deal.extra["vias"]):
+    def _check_speaker(self, deal: DealState, seat: str, *, first: bool = False) -> None:
+        """Once a "via" is recorded the words go round in order; ``first``: also the opening
+        word (a "via" always has its place; a contract with no "via" recorded may come from
+        anyone, since the box need not record the "via"s before it)."""
+        if (deal.extra["vias"] or first) and seat != self._speaker(deal, deal.extra["vias"]):
             raise PhaseError(
                 f"it is {self._speaker(deal, deal.extra['vias'])}'s turn to say mando or via, "
                 f"not {seat}'s (rule 1a)"
@@ -140,7 +143,7 @@ class Belotta(Game):
             raise PhaseError("'via' is said while the trump is chosen, not after (rule 1a)")
         if event.seat is None:
             raise EventError("'via' event needs key 'seat'")
-        self._check_speaker(deal, event.seat)
+        self._check_speaker(deal, event.seat, first=True)
         deal.extra["vias"] += 1
         vias, turned = deal.extra["vias"], deal.turned
         assert turned is not None
