@@ -4,7 +4,8 @@ Each input line is one event (see ``docs/design/rules-core.md``); each call is p
 JSON object per line.  A line that cannot be used (malformed JSON, unknown event or seat, an
 event out of phase) gives ``{"call": "error", "line": N, "detail": "..."}``, is skipped, and
 processing goes on with nothing already decided lost; the exit status is then 2.
-Blank lines are ignored.
+Blank lines are ignored.  A reader that closes stdout early (``| head``) ends the replay
+quietly (exit status 141, as for a tool killed by SIGPIPE).
 
     referee replay game.jsonl
     cat game.jsonl | referee replay -
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Callable, Iterable
 from typing import IO, Any
@@ -23,6 +25,9 @@ from referee.rules.calls import ErrorCall
 from referee.rules.referee import Referee
 
 EXIT_REJECTED = 2
+#: stdout was closed by its reader (``referee replay FILE | head``): stop quietly, with the
+#: status of a tool killed by SIGPIPE
+EXIT_BROKEN_PIPE = 128 + 13
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -73,6 +78,14 @@ def _printer(out: IO[str]) -> Callable[[dict[str, Any]], None]:
     return emit
 
 
+def _reader_gone() -> int:
+    # Point stdout at /dev/null so the interpreter's final flush does not raise again.
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_BROKEN_PIPE
+
+
 def run(args: argparse.Namespace) -> int:
     name: str = args.file
     emit = _printer(sys.stdout)
@@ -82,10 +95,12 @@ def run(args: argparse.Namespace) -> int:
         else:
             with open(name, "rb") as f:
                 rejected = replay_lines(f, emit)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _reader_gone()
     except OSError as exc:
         print(f"referee replay: cannot read {name}: {exc.strerror or exc}", file=sys.stderr)
         return 1
-    sys.stdout.flush()
     if rejected:
         print(f"referee replay: {rejected} line(s) of {name} rejected", file=sys.stderr)
         return EXIT_REJECTED

@@ -9,6 +9,7 @@ from __future__ import annotations
 import io
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -16,7 +17,7 @@ from typing import Any
 import pytest
 
 from referee.cli import main
-from referee.replay import replay_lines
+from referee.replay import EXIT_BROKEN_PIPE, replay_lines
 
 GOLDEN = Path(__file__).parent.parent / "data" / "rules" / "briscola"
 CASES = sorted(p.name.removesuffix(".events.jsonl") for p in GOLDEN.glob("*.events.jsonl"))
@@ -100,3 +101,21 @@ def test_cli_reads_stdin(
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
     assert main(["replay", "-"]) == 0
     assert capsys.readouterr().out.count('"call": "trick"') == 10
+
+
+def test_cli_stops_quietly_when_the_reader_closes_stdout(tmp_path: Path) -> None:
+    # regression: `referee replay FILE | head` printed "cannot read FILE: Broken pipe"
+    log = tmp_path / "long.jsonl"
+    one = (GOLDEN / "match-4.events.jsonl").read_text()
+    log.write_text(one * 40)  # ~1 MB of calls: far more than a pipe buffer
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee", "replay", str(log)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert json.loads(proc.stdout.readline())["call"] in {"dealer", "redraw", "turn"}
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=60) == EXIT_BROKEN_PIPE
+    assert err == b""
