@@ -195,6 +195,9 @@ class _Director:
         self.trick: list[CardSpec] = []
         self.piles: dict[str, list[CardSpec]] = {s: [] for s in sim.seats}
         self.turned: CardSpec | None = None
+        # How far from the centre players lay their cards: some tables play tight, overlapping
+        # tricks (up to ~40% hidden), others spread out.
+        self.reach = rng.uniform(0.12, 0.22)
 
     # ---- helpers ------------------------------------------------------------------------
     def still(self) -> tuple[CardSpec, ...]:
@@ -259,7 +262,7 @@ class _Director:
     def play(self, seat: str, code: str, trick_no: int) -> None:
         if self.gestures and self.rng.random() < 0.12:
             self.gesture()
-        spot = self.jitter(self.layout.play_spot(seat), 14)
+        spot = self.jitter(self.layout.play_spot(seat, reach=self.reach), 14)
         angle = self.rng.uniform(-30, 30)
         start = self.layout.edge_point(seat)
         self.move(seat, start, spot, "approach",
