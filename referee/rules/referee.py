@@ -329,11 +329,24 @@ class Referee:
             raise PhaseError("the dealer is drawn before a match's first deal")
         game_cls = get_game(ev.game) if ev.game else (type(self.game) if self.game else None)
         strengths: dict[str, int] = {}
+        drawn: dict[Card, str] = {}
         for seat, code in ev.cards.items():
             try:
                 card = parse_card(code)
             except BadCardError as exc:
                 raise EventError(f"key 'cards', seat {seat!r}: {exc}") from None
+            # the draw is from the game's deck: a foreign card is a misread, and a card one
+            # deck holds once cannot be drawn by two seats
+            if game_cls is not None and deck_lookup(game_cls.deck).get(code) is None:
+                raise EventError(
+                    f"key 'cards', seat {seat!r}: {code!r} is not a card of the "
+                    f"{game_cls.deck.name} deck"
+                )
+            if card in drawn and (game_cls is None or game_cls.deck.copies == 1):
+                raise EventError(
+                    f"key 'cards', seat {seat!r}: {code} was already drawn by {drawn[card]}"
+                )
+            drawn[card] = seat
             strengths[seat] = (game_cls or Game).draw_strength(card)
         contenders = self._redraw or tuple(ev.cards)
         missing = [s for s in contenders if s not in strengths]

@@ -121,6 +121,22 @@ def test_torneo_1_a_redraw_must_include_every_tied_seat() -> None:
         ref.apply({"event": "draw", "cards": {"N": "coppe_5"}})
 
 
+def test_torneo_1_draw_rejects_a_foreign_or_repeated_card() -> None:
+    # regression: a French card won a briscola draw (ace high), and two seats could draw the
+    # same card of a one-copy deck
+    ref = Referee()
+    cards = {"N": "AS", "W": "spade_1", "S": "denari_10", "E": "bastoni_2"}
+    with pytest.raises(EventError, match="seat 'N': 'AS' is not a card of the italian-40"):
+        ref.apply({"event": "draw", "game": "briscola-4", "cards": cards})
+    cards["N"] = "spade_1"
+    with pytest.raises(EventError, match="seat 'W': spade_1 was already drawn by N"):
+        ref.apply({"event": "draw", "game": "briscola-4", "cards": cards})
+    cards["N"] = "coppe_1"
+    assert calls(ref, {"event": "draw", "game": "briscola-4", "cards": cards}) == [
+        {"call": "redraw", "seats": ["N", "W"]}
+    ]
+
+
 # --------------------------------------------------------------- torneo 3: deal and briscola
 def test_torneo_3_face_up_card_sets_the_trump_suit() -> None:
     ref = Referee()
