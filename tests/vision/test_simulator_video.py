@@ -82,7 +82,7 @@ def test_replay_log_is_acted_out_and_french_game_uses_french_faces() -> None:
 
 
 def test_bad_logs_are_refused_with_the_line() -> None:
-    with pytest.raises(SimulationError, match="line 1"):
+    with pytest.raises(SimulationError, match="no 'deal' event"):
         simulate_game(events=[{"event": "play", "seat": "N", "card": "coppe_3"}])
     log = random_deal_events("briscola-2", 1)
     log[3] = {"event": "play", "seat": "Q", "card": "coppe_3"}
@@ -90,3 +90,17 @@ def test_bad_logs_are_refused_with_the_line() -> None:
         simulate_game(events=log)
     with pytest.raises(SimulationError, match="italian"):
         simulate_game("briscola-2", deck="french")
+
+
+def test_a_whole_match_log_is_acted_out_deal_after_deal() -> None:
+    from referee.rules.playout import random_match_events
+
+    log = random_match_events("briscola-2", 5)
+    game = simulate_game(events=log, seed=5, fps=2)
+    deals = sum(1 for e in log if e["event"] == "deal")
+    assert deals >= 2
+    assert len(game.plays) == 40 * deals
+    assert {p.deal for p in game.plays} == set(range(1, deals + 1))
+    assert game.truth_calls()[-1]["call"] == "match_end"
+    # The dealer draw (before the first deal) rides along as an operator event.
+    assert game.timed_events[0][1]["event"] == "draw"

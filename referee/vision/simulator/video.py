@@ -62,6 +62,7 @@ class PlayTruth:
     card: str
     t: float
     trick: int
+    deal: int = 1
 
 
 @dataclass(frozen=True)
@@ -195,6 +196,7 @@ class _Director:
         self.trick: list[CardSpec] = []
         self.piles: dict[str, list[CardSpec]] = {s: [] for s in sim.seats}
         self.turned: CardSpec | None = None
+        self.deals = 0
         # How far from the centre players lay their cards: some tables play tight, overlapping
         # tricks (up to ~40% hidden), others spread out.
         self.reach = rng.uniform(0.12, 0.22)
@@ -225,6 +227,12 @@ class _Director:
 
     # ---- acts ---------------------------------------------------------------------------
     def deal(self, event: Event) -> None:
+        if self.deals:
+            # A new deal of a match: the old one's cards go back to be shuffled.
+            self.trick, self.stock, self.briscola, self.turned = [], [], None, None
+            self.piles = {s: [] for s in self.sim.seats}
+            self.shot(TIMING["pause"] * 3)
+        self.deals += 1
         game = get_game(self.sim.game)
         hand_size = _hand_size(self.sim.game, len(self.sim.seats))
         total = len(game.deck)
@@ -268,7 +276,7 @@ class _Director:
         self.move(seat, start, spot, "approach",
                   lambda tip: CardSpec(code, tip, angle, True, seat, "held", lift=25))
         self.trick.append(CardSpec(code, spot, angle, True, seat, "trick"))
-        truth = PlayTruth(seat, code, round(self.t, 6), trick_no)
+        truth = PlayTruth(seat, code, round(self.t, 6), trick_no, self.deals)
         self.sim.plays.append(truth)
         self.sim.timed_events.append((self.t, {"event": "play", "seat": seat, "card": code}))
         self.move(seat, spot, start, "withdraw")
@@ -341,10 +349,11 @@ def simulate_game(
     """
     rng = np.random.default_rng(seed)
     log = [dict(e) for e in events] if events is not None else random_deal_events(game, seed)
-    if not log or log[0].get("event") != "deal":
-        raise SimulationError("event log must start with a 'deal' event (line 1)")
-    game = str(log[0].get("game", game))
-    seats = tuple(str(s) for s in log[0]["seats"])
+    first = next((e for e in log if e.get("event") == "deal"), None)
+    if first is None:
+        raise SimulationError("event log has no 'deal' event (line 1 should deal, or draw for the dealer)")
+    game = str(first.get("game", game))
+    seats = tuple(str(s) for s in first["seats"])
     family = "italian" if parse_card(next(iter(get_game(game).deck)).code).italian else "french"
     if deck in (None, "italian", "french"):
         if deck is not None and deck != family:
@@ -378,6 +387,7 @@ def _direct(sim: SimulatedGame, rng: random.Random, gestures: bool) -> None:
             raise SimulationError(f"event log line {line}: {exc}") from exc
         if kind == "deal":
             director.deal(event)
+            trick_no = 1
         elif kind == "play":
             director.play(str(event["seat"]), str(event["card"]), trick_no)
         else:
