@@ -168,6 +168,16 @@ def test_torneo_4_first_player_after_the_dealer_leads_then_the_trick_winner() ->
     assert [d["seat"] for d in of("turn", out)] == ["N", "W", "S", "N"]
 
 
+def test_torneo_4_option_first_leader_before_dealer() -> None:
+    # torneo 3/4 deal from the dealer's right but play "in senso orario": read literally, the
+    # seat dealt the first card leads and the dealer plays second (seats are in play order)
+    ref = Referee()
+    assert calls(ref, deal4(dealer="S", first_leader="before_dealer")) == [
+        {"call": "turn", "seat": "W"}
+    ]
+    out = calls(ref, play("W", "spade_2"), play("S", "spade_1"))
+    assert of("violation", out) == [] and out[-1] == {"call": "turn", "seat": "E"}
+
 # --------------------------------------------------------------- torneo 5: card order
 @pytest.mark.parametrize(
     ("lower", "higher"),

@@ -8,7 +8,9 @@ checked, except that the face-up briscola cannot be played while it still lies u
 Rules -> code (numbers of the tournament document, "2/4" = the other document):
 - 1 dealer by highest card, repeated on ties: the engine's ``draw`` event (:meth:`draw_strength`).
 - 3 deal of 3, then the face-up briscola (``trump_card``) sets the trump suit: :meth:`start_deal`.
-- 4 the first player after the dealer leads, the trick winner leads next: engine + hooks.
+- 4 the first player after the dealer leads, the trick winner leads next: engine + hooks
+  (option ``first_leader``: torneo 3-4 deal and draw to the right but play "in senso orario";
+  ``"before_dealer"`` reads that literally, the dealer's right leading with the dealer second).
 - 5 card order 2 < 4 < 5 < 6 < 7 < fante < cavallo < re < 3 < asso; highest trump wins, else
   the highest card of the led suit: :func:`~referee.rules.tricks.winner_index`.
 - 7 the last draw takes the face-up briscola: :meth:`unavailable` (it cannot be played earlier).
@@ -52,6 +54,12 @@ class BriscolaOptions(GameOptions):
     move_timer_s: float | None = None
     #: tournament rule 10: an out-of-turn play loses the game (deal) for the pair
     out_of_turn: OutOfTurn = "lose_game"
+    #: who leads the first trick, in the play order of the seats: "after_dealer" = the seat
+    #: dealt the first card plays first and play goes on the way the cards were dealt (torneo
+    #: 3-4 deal and draw "to the right", 2/4 deals "antiorario"); "before_dealer" = torneo 4
+    #: read with play "in senso orario" against a deal from the dealer's right, so the dealer
+    #: plays second
+    first_leader: Literal["after_dealer", "before_dealer"] = "after_dealer"
 
     def check(self) -> None:
         if self.rounds_to_win < 1:
@@ -89,6 +97,10 @@ class Briscola(Game):
         deal.trump = card.suit
         deal.phase = "play"
         return []
+
+    def first_leader(self, deal: DealState) -> str:
+        step = -1 if self.options.first_leader == "before_dealer" else 1
+        return deal.next_seat(deal.dealer, step)
 
     def teams(self, deal: DealState) -> tuple[tuple[str, ...], ...]:
         seats = deal.seats
