@@ -5,9 +5,10 @@
         if frame is None:                      # nothing came in time: cam.status says why
             ...
 
-``read()`` returns ``None`` while a live camera delivers nothing (``status`` is then
-``"degraded"``, ``last_error`` says why) and keeps re-opening it with a back-off, so the loop
-shows a fault and recovers when frames come back.  Files and folders end with
+``read()`` returns ``None`` while a live camera delivers nothing within ``timeout_s``
+(``status`` is then ``"degraded"``, ``last_error`` says why) and keeps re-opening it with a
+back-off, so the loop shows a fault and recovers when frames come back; live cameras are read
+on a worker thread (:class:`TimeoutSource`), so a hung driver cannot hang the loop.  Files and folders end with
 :class:`EndOfSource`; a missing file or folder is a :class:`~referee.errors.CameraError` at
 open.  Iterating a source yields frames until its end (skipping gaps).
 
@@ -16,8 +17,11 @@ picamera2 needs libcamera and is imported only when a Pi camera is opened.
 
 from __future__ import annotations
 
+import contextlib
 import glob
 import logging
+import queue
+import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator
@@ -370,6 +374,61 @@ class SimulatorSource(FrameSource):
         return Frame(sim.image, sim.t, sim.index, source=self.name)
 
 
+# ---- read timeout for live cameras -------------------------------------------------------------
+class TimeoutSource(FrameSource):
+    """A live source read on a worker thread, so a camera that hangs cannot hang the loop.
+
+    ``read()`` waits at most ``timeout_s`` for the next frame; when none comes the source is
+    ``degraded`` and ``read()`` returns ``None`` (the loop shows a fault and keeps going).  Only
+    the newest frame is kept: a slow consumer sees the table as it is now, not a backlog.
+    """
+
+    def __init__(self, inner: FrameSource, timeout_s: float = 2.0) -> None:
+        super().__init__()
+        self.inner = inner
+        self.name = inner.name
+        self.timeout_s = timeout_s
+        self._box: queue.Queue[Frame | BaseException | None] = queue.Queue(maxsize=1)
+        self._stop = threading.Event()
+        self._worker = threading.Thread(target=self._pump, name=f"camera {self.name}", daemon=True)
+        self._worker.start()
+
+    def _pump(self) -> None:
+        while not self._stop.is_set():
+            item: Frame | BaseException | None
+            try:
+                item = self.inner.read()
+            except BaseException as exc:  # handed to the reader, who decides
+                item = exc
+            if item is None:
+                continue  # the inner source is degraded and retrying on its own
+            if isinstance(item, BaseException):
+                self._box.put(item)  # after the last frame is taken: the end is not a drop
+                return
+            with contextlib.suppress(queue.Empty):
+                self._box.get_nowait()  # drop the stale frame
+            self._box.put(item)
+
+    def read(self) -> Frame | None:
+        if self.status == "closed":
+            raise EndOfSource(f"{self.name} is closed")
+        try:
+            item = self._box.get(timeout=self.timeout_s)
+        except queue.Empty:
+            why = self.inner.last_error or f"no frame within {self.timeout_s:g} s"
+            self._degraded(why)
+            return None
+        if isinstance(item, BaseException):
+            raise item
+        self._ok()
+        return item
+
+    def close(self) -> None:
+        self._stop.set()
+        self.inner.close()
+        super().close()
+
+
 # ---- one string picks the source ---------------------------------------------------------------
 def open_source(spec: str | int | None, **kwargs: Any) -> FrameSource:
     """A source from a command-line string.
@@ -380,17 +439,18 @@ def open_source(spec: str | int | None, **kwargs: Any) -> FrameSource:
     """
     if spec is None or spec == "":
         raise CameraError("no source given: use e.g. --source picamera, --source 0, --source game.mp4")
+    timeout_s = float(kwargs.pop("timeout_s", 2.0))
     if isinstance(spec, int):
-        return VideoCaptureSource(spec, **kwargs)
+        return TimeoutSource(VideoCaptureSource(spec, **kwargs), timeout_s)
     text = str(spec).strip()
     if text.startswith("usb:"):  # the box's config spelling
         text = text[4:]
     elif text.startswith("file:"):
         return VideoCaptureSource(text[5:], **kwargs)
     if text in ("picamera", "picamera2", "pi"):
-        return PiCameraSource(**kwargs)
+        return TimeoutSource(PiCameraSource(**kwargs), timeout_s)
     if text.isdigit():
-        return VideoCaptureSource(int(text), **kwargs)
+        return TimeoutSource(VideoCaptureSource(int(text), **kwargs), timeout_s)
     if text == "sim" or text.startswith("sim:"):
         parts = text.split(":")
         game = parts[1] if len(parts) > 1 and parts[1] else "briscola-4"

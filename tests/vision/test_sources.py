@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -13,8 +15,10 @@ from referee.errors import CameraError
 from referee.vision.sources import (
     EndOfSource,
     Frame,
+    FrameSource,
     ImageFolderSource,
     PiCameraSource,
+    TimeoutSource,
     VideoCaptureSource,
     open_source,
 )
@@ -213,3 +217,57 @@ def test_simulator_source_yields_timed_frames() -> None:
             break
     assert [f.t for f in frames] == [0.0, 0.2, 0.4]
     assert frames[0].image.shape == (720, 1280, 3)
+
+
+class StallingSource(FrameSource):
+    """A live source whose driver hangs while ``stalled`` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.name = "stalling"
+        self.stalled = threading.Event()
+        self.count = 0
+
+    def read(self) -> Frame | None:
+        while self.stalled.is_set():
+            time.sleep(0.005)
+        time.sleep(0.002)
+        self.count += 1
+        return Frame(_image(self.count % 250), self.count / 100, self.count)
+
+
+def test_a_hung_camera_times_out_as_degraded_and_recovers() -> None:
+    inner = StallingSource()
+    cam = TimeoutSource(inner, timeout_s=0.1)
+    try:
+        assert cam.read() is not None and cam.status == "ok"
+        inner.stalled.set()
+        time.sleep(0.05)
+        while cam.read() is not None:  # drain what came before the stall
+            pass
+        assert cam.status == "degraded" and "0.1 s" in (cam.last_error or "")
+        inner.stalled.clear()
+        frame = cam.read()
+        assert frame is not None and cam.status == "ok"
+    finally:
+        cam.close()
+    assert cam.status == "closed"
+    with pytest.raises(EndOfSource):
+        cam.read()
+
+
+def test_timeout_source_passes_the_end_of_a_finite_source_through(tmp_path: Path) -> None:
+    cv2.imwrite(str(tmp_path / "a.png"), _image(1))
+    cam = TimeoutSource(ImageFolderSource(tmp_path), timeout_s=1.0)
+    assert cam.read() is not None
+    with pytest.raises(EndOfSource):
+        cam.read()
+
+
+def test_webcam_sources_are_read_with_a_timeout() -> None:
+    FakeCapture.plugged = True
+    cam = open_source("usb:0", timeout_s=0.5, capture_factory=FakeCapture)
+    try:
+        assert isinstance(cam, TimeoutSource) and cam.read() is not None
+    finally:
+        cam.close()
