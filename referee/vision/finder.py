@@ -162,7 +162,7 @@ def _check_frame(image: object) -> None:
 
 def whiteness_mask(small: Image, cfg: FinderConfig) -> Mask:
     """255 where the pixel looks like card stock (bright, unsaturated); holes not yet filled."""
-    b, g, r = cv2.split(small)
+    b, g, r = cv2.split(_white_balanced(small))
     lo = cv2.min(b, cv2.min(g, r))
     hi = cv2.max(b, cv2.max(g, r))
     sat = cv2.subtract(hi, lo)
@@ -172,6 +172,17 @@ def whiteness_mask(small: Image, cfg: FinderConfig) -> Mask:
     _, mask = cv2.threshold(white, thr, 255, cv2.THRESH_BINARY)
     # A card's thin white margin outside its printed frame line must stay one closed ring.
     return np.asarray(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)), np.uint8)
+
+
+def _white_balanced(small: Image) -> Image:
+    """Scale the channels so the brightest pixels are neutral: under warm light card stock is
+    cream, and its "saturation" would otherwise count against it."""
+    ref = np.percentile(small[::4, ::4].reshape(-1, 3), 98, axis=0).astype(np.float32) + 1.0
+    gains = ref.max() / ref
+    if float(gains.max()) < 1.05:  # already neutral: skip the multiply
+        return small
+    gains = np.minimum(gains, 1.5)  # a cloth colour must not pass for the light's
+    return np.asarray(cv2.transform(small, np.diag(gains).astype(np.float32)), np.uint8)
 
 
 def fill_holes(mask: Mask) -> Mask:

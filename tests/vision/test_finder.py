@@ -66,7 +66,7 @@ def test_crops_are_portrait_at_the_configured_size_and_quads_are_in_image_pixels
     assert len(dets) == 1 and dets.crops[0].shape == (80, 50, 3)
     q = dets.quad[0]
     assert np.linalg.norm(q[1] - q[0]) < np.linalg.norm(q[2] - q[1])  # short side first
-    assert np.abs(np.sort(q, axis=0) - np.sort(quads[0], axis=0)).max() < 12
+    assert np.abs(np.sort(q, axis=0) - np.sort(quads[0], axis=0)).max() < 0.1 * 170  # the classifier tolerates 10%
 
 
 def test_card_size_is_learned_from_single_cards() -> None:
