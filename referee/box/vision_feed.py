@@ -60,10 +60,20 @@ class VisionFeed:
         self.live = live  # a camera: frame numbers start again at 0 in every process
         self.finished = False
         self.skip = -1
+        #: after a live resume: cards of the current trick already recorded, still on the table
+        self.adopt: set[str] = set()
 
     def skip_to(self, pos: int | None) -> None:
-        """Frames up to ``pos`` are already refereed: rebuild the tracker on them, emit nothing."""
-        if pos is None or self.live:
+        """Frames up to ``pos`` are already refereed: rebuild the tracker on them, emit nothing.
+
+        A live camera cannot go back: the current trick's recorded cards, still lying on the
+        table, are *adopted* instead: the tracker's first sighting of each is not a new play.
+        """
+        if pos is None:
+            return
+        if self.live:
+            rules = self.tracker.rules
+            self.adopt = set(rules.cards_on_table()) if hasattr(rules, "cards_on_table") else set()
             return
         self.skip = pos
         rules, self.tracker.rules = self.tracker.rules, None  # plausibility is of *now*, not then
@@ -96,8 +106,25 @@ class VisionFeed:
                 self.tracker.reset()  # nothing on the table belongs to the new deal
             items.append(FeedItem(dict(event), frame.index))
         for event in self.tracker.update(self.process(frame.image), frame.t):
+            if self._adopted(event):
+                continue
             items.append(FeedItem(event, frame.index))
         return [i for i in items if i.event is None or frame.index > self.skip]
+
+    def _adopted(self, event: dict[str, Any]) -> bool:
+        """A recorded card seen again after a live resume (read as itself, or as the rules'
+        fallback with the recorded card as its first alternative)."""
+        if not self.adopt:
+            return False
+        alternatives = event.get("alternatives") or []
+        seen = event.get("card") if event.get("card") in self.adopt else None
+        if seen is None and event.get("uncertain") and alternatives and alternatives[0] in self.adopt:
+            seen = alternatives[0]
+        if seen is None:
+            return False
+        self.adopt.discard(str(seen))
+        log.info("%s was already recorded before the restart: not a new play", seen)
+        return True
 
     def poll(self, timeout: float) -> list[FeedItem]:
         frame = self._read()
@@ -132,6 +159,12 @@ class LiveRules:
     def trick_number(self) -> int:
         deal = self.referee_of().deal
         return int(deal.trick_number) if deal is not None else 0
+
+    def cards_on_table(self) -> list[str]:
+        """The current trick's recorded cards (what a restarted camera sees again)."""
+        deal = self.referee_of().deal
+        trick = deal.trick if deal is not None else None
+        return [card.code for _, card in trick.plays] if trick is not None else []
 
 
 def open_vision_feed(cfg: BoxConfig, rules_view: Any) -> VisionFeed:

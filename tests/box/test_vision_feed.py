@@ -120,6 +120,7 @@ def test_live_rules_follow_the_box_referee(cfg: BoxConfig, clock: FakeClock) -> 
     assert not rules.plausible("coppe_3")  # already on the table
     assert not rules.plausible("10H")  # not in the deck
     assert rules.trick_number() == 1
+    assert rules.cards_on_table() == ["coppe_3"]
 
 
 def test_tracker_uncertain_play_offers_its_alternatives(cfg: BoxConfig, clock: FakeClock) -> None:
@@ -149,9 +150,18 @@ def test_a_deal_from_the_buttons_resets_the_tracker(cfg: BoxConfig, clock: FakeC
     assert tracker.resets == 2  # the button's deal and the simulated operator's deal
 
 
-def test_a_live_camera_does_not_skip_frames_on_resume() -> None:
-    tracker = FakeTracker({})
+class TableRules:
+    def cards_on_table(self) -> list[str]:
+        return ["spade_3", "coppe_5"]
+
+
+def test_a_live_camera_adopts_the_recorded_trick_on_resume() -> None:
+    seen_again = {**PLAY3, "seat": "N"}
+    fallback = {"event": "play", "seat": "W", "card": "coppe_4", "uncertain": True, "alternatives": ["coppe_5"]}
+    tracker = FakeTracker({1: seen_again, 2: fallback, 3: PLAY6})
+    tracker.rules = TableRules()
     feed = VisionFeed(FakeSource(5), lambda image: image, tracker, live=True)
     feed.skip_to(3)  # a frame number of the previous process means nothing to a camera
     assert tracker.seen == []
-    assert feed.poll(0.05) == [FeedItem(None)]
+    events = [i.event for _ in range(5) for i in feed.poll(0.05) if i.event]
+    assert events == [PLAY6]  # both cards already recorded were adopted, the new one is a play
