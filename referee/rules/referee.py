@@ -327,7 +327,11 @@ class Referee:
     def _draw(self, ev: DrawEvent) -> list[Call]:
         if self.match is not None and self.match.outcome is None:
             raise PhaseError("the dealer is drawn before a match's first deal")
-        game_cls = get_game(ev.game) if ev.game else (type(self.game) if self.game else None)
+        # A draw naming its game is from that game's deck: a foreign card is a misread, and a
+        # card the deck holds once cannot be drawn by two seats.  (Without "game" the last
+        # match's game is only a guess: the next match may be another game.)
+        named = get_game(ev.game) if ev.game else None
+        game_cls = named or (type(self.game) if self.game else None)
         strengths: dict[str, int] = {}
         drawn: dict[Card, str] = {}
         for seat, code in ev.cards.items():
@@ -335,14 +339,12 @@ class Referee:
                 card = parse_card(code)
             except BadCardError as exc:
                 raise EventError(f"key 'cards', seat {seat!r}: {exc}") from None
-            # the draw is from the game's deck: a foreign card is a misread, and a card one
-            # deck holds once cannot be drawn by two seats
-            if game_cls is not None and deck_lookup(game_cls.deck).get(code) is None:
+            if named is not None and deck_lookup(named.deck).get(code) is None:
                 raise EventError(
                     f"key 'cards', seat {seat!r}: {code!r} is not a card of the "
-                    f"{game_cls.deck.name} deck"
+                    f"{named.deck.name} deck"
                 )
-            if card in drawn and (game_cls is None or game_cls.deck.copies == 1):
+            if card in drawn and named is not None and named.deck.copies == 1:
                 raise EventError(
                     f"key 'cards', seat {seat!r}: {code} was already drawn by {drawn[card]}"
                 )

@@ -541,3 +541,14 @@ def test_wrong_dealer_when_the_deal_must_rotate() -> None:
             "expected": "N",
         }
     ]
+
+
+def test_a_draw_without_game_after_another_games_match_takes_any_deck() -> None:
+    # regression: the check of drawn cards against the deck took the last match's game as the
+    # draw's game, rejecting a belotta draw (French cards) after a briscola match
+    from referee.rules.playout import random_match_events
+
+    ref = Referee.from_events(random_match_events("briscola-2", 1))
+    assert ref.outcome is not None
+    calls = ref.apply({"event": "draw", "cards": {"N": "AD", "W": "KS", "S": "7C", "E": "8H"}})
+    assert [c.to_dict() for c in calls] == [{"call": "dealer", "seat": "N"}]
