@@ -17,8 +17,10 @@ from referee.vision.simulator.camera import CameraSpec, noise_fields
 from referee.vision.simulator.textures import make_texture
 
 #: skin tones (BGR) and sleeve colours for the hands
-SKINS = ((150, 180, 225), (120, 155, 205), (80, 115, 165), (60, 85, 125), (170, 195, 235))
-SLEEVES = ((60, 50, 40), (140, 60, 30), (200, 200, 200), (40, 40, 140), (30, 90, 30))
+SKINS: tuple[tuple[float, float, float], ...] = (
+    (150, 180, 225), (120, 155, 205), (80, 115, 165), (60, 85, 125), (170, 195, 235))
+SLEEVES: tuple[tuple[float, float, float], ...] = (
+    (60, 50, 40), (140, 60, 30), (200, 200, 200), (40, 40, 140), (30, 90, 30))
 #: label values in the occlusion map that are not cards
 _EMPTY, _HAND = -1, -2
 
@@ -255,6 +257,10 @@ def _draw_card(canvas: _Canvas, spec: SceneSpec, card: CardSpec, label: int) -> 
     canvas.areas.append(canvas.paste(box, img, alpha, label))
 
 
+#: hands are drawn at this fraction of the canvas resolution (smooth shapes, usually blurred)
+HAND_SCALE = 0.5
+
+
 def _hand_layer(
     spec: SceneSpec, hand: HandSpec, canvas: _Canvas
 ) -> tuple[tuple[int, int, int, int], npt.NDArray[Any], Mask, Mask] | None:
@@ -277,74 +283,72 @@ def _hand_layer(
     if box is None:
         return None
     x0, y0, x1, y1 = box
-    size = (x1 - x0, y1 - y0)
+    k = HAND_SCALE
+    size = (max(1, math.ceil((x1 - x0) * k)), max(1, math.ceil((y1 - y0) * k)))
+    off = np.array([x0, y0]) - MARGIN  # mat point -> layer pixel: (p - off) * k
+
+    def at(q: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        out: npt.NDArray[Any] = (q - off) * k
+        return out
+
     rgb: npt.NDArray[Any] = np.zeros((size[1], size[0], 3), np.float32)
     alpha: npt.NDArray[Any] = np.zeros((size[1], size[0]), np.float32)
     card_alpha: npt.NDArray[Any] = np.zeros_like(alpha)
-    off = np.array([x0, y0]) - MARGIN  # mat point -> layer pixel
     if hand.holding is not None and held_corners is not None:
         sprite = _scaled(spec.face_set, hand.holding.code if hand.holding.face_up else None, int(spec.card_height))
         sw, sh = sprite.size
         m = cv2.getPerspectiveTransform(
-            np.array([[0, 0], [sw, 0], [sw, sh], [0, sh]], np.float32), (held_corners - off).astype(np.float32)
+            np.array([[0, 0], [sw, 0], [sw, sh], [0, sh]], np.float32), at(held_corners).astype(np.float32)
         )
         card_alpha = cv2.warpPerspective(sprite.alpha, m, size)
-        card_rgb = cv2.warpPerspective(sprite.image, m, size).astype(np.float32)
-        rgb = card_rgb * card_alpha[..., None]
+        rgb = cv2.warpPerspective(sprite.image, m, size).astype(np.float32) * card_alpha[..., None]
         alpha = card_alpha.copy()
-    skin = np.array(SKINS[hand.skin % len(SKINS)], np.float32)
-    sleeve = np.array(SLEEVES[hand.skin % len(SLEEVES)], np.float32)
+    skin = SKINS[hand.skin % len(SKINS)]
+    sleeve = SLEEVES[hand.skin % len(SLEEVES)]
     body = np.zeros_like(alpha)
     colour = np.zeros_like(rgb)
 
-    def poly(points: list[npt.NDArray[np.float64]], col: npt.NDArray[Any]) -> None:
-        p = np.array([q - off for q in points], np.int32)
+    def poly(points: list[npt.NDArray[np.float64]], col: tuple[float, ...]) -> None:
+        p = np.array([at(q) for q in points], np.int32)
         cv2.fillPoly(body, [p], 1.0, lineType=cv2.LINE_AA)
-        cv2.fillPoly(colour, [p], col.tolist(), lineType=cv2.LINE_AA)
+        cv2.fillPoly(colour, [p], col, lineType=cv2.LINE_AA)
 
     half = hand.width * 0.32
     mid = wrist - d * min(length * 0.5, 220)
-    poly([np.array(hand.edge) + n * half * 1.3, mid + n * half * 1.2, mid - n * half * 1.2,
-          np.array(hand.edge) - n * half * 1.3], sleeve)
-    poly([mid + n * half * 1.05, wrist + n * half, wrist - n * half, mid - n * half * 1.05], skin * 0.95)
+    edge = np.array(hand.edge)
+    poly([edge + n * half * 1.3, mid + n * half * 1.2, mid - n * half * 1.2, edge - n * half * 1.3], sleeve)
+    poly([mid + n * half * 1.05, wrist + n * half, wrist - n * half, mid - n * half * 1.05],
+         tuple(c * 0.95 for c in skin))
     palm_c = wrist + d * hand.width * 0.35
-    c = tuple(int(v) for v in (palm_c - off))
-    cv2.ellipse(body, c, (int(hand.width * 0.42), int(hand.width * 0.36)),
-                math.degrees(math.atan2(d[1], d[0])), 0, 360, 1.0, -1, cv2.LINE_AA)
-    cv2.ellipse(colour, c, (int(hand.width * 0.42), int(hand.width * 0.36)),
-                math.degrees(math.atan2(d[1], d[0])), 0, 360, skin.tolist(), -1, cv2.LINE_AA)
-    for k in (-1.5, -0.5, 0.5, 1.5):  # fingers, slightly fanned
-        base = palm_c + n * k * hand.width * 0.15
-        tipk = base + (d + n * k * 0.08) * hand.width * 0.55
-        p0, p1 = tuple(int(v) for v in base - off), tuple(int(v) for v in tipk - off)
-        thick = max(2, int(hand.width * 0.12))
+    centre = tuple(int(v) for v in at(palm_c))
+    axes = (int(hand.width * 0.42 * k), int(hand.width * 0.36 * k))
+    angle = math.degrees(math.atan2(d[1], d[0]))
+    cv2.ellipse(body, centre, axes, angle, 0, 360, 1.0, -1, cv2.LINE_AA)
+    cv2.ellipse(colour, centre, axes, angle, 0, 360, skin, -1, cv2.LINE_AA)
+    thick = max(1, int(hand.width * 0.12 * k))
+    for f in (-1.5, -0.5, 0.5, 1.5):  # fingers, slightly fanned
+        base = palm_c + n * f * hand.width * 0.15
+        tip = base + (d + n * f * 0.08) * hand.width * 0.55
+        p0, p1 = tuple(int(v) for v in at(base)), tuple(int(v) for v in at(tip))
         cv2.line(body, p0, p1, 1.0, thick, cv2.LINE_AA)
-        cv2.line(colour, p0, p1, skin.tolist(), thick, cv2.LINE_AA)
+        cv2.line(colour, p0, p1, skin, thick, cv2.LINE_AA)
     # Shading across the arm so it is not a flat sticker.
-    shade = 0.85 + 0.15 * np.clip(body, 0, 1)
-    rgb = rgb * (1 - body[..., None]) + colour * shade[..., None] * body[..., None]
+    shade = (0.85 + 0.15 * np.clip(body, 0, 1)) * body
+    rgb = rgb * (1 - body[..., None]) + colour * shade[..., None]
     alpha = np.maximum(alpha, body)
     card_alpha = card_alpha * (1 - body)
-    if abs(blur).max() >= 1.0:
-        rgb, alpha, card_alpha = _motion_blur(rgb, alpha, card_alpha, blur)
-    return box, rgb, alpha, card_alpha
-
-
-def _motion_blur(
-    rgb: npt.NDArray[Any], alpha: npt.NDArray[Any], card_alpha: npt.NDArray[Any], blur: npt.NDArray[Any]
-) -> tuple[npt.NDArray[Any], npt.NDArray[Any], npt.NDArray[Any]]:
-    """Smear the layer along ``blur`` (pixels); done at half size, where blurred detail is lost anyway."""
-    h, w = alpha.shape[:2]
-    half = (max(1, w // 2), max(1, h // 2))
-    small = np.dstack([cv2.resize(rgb, half, interpolation=cv2.INTER_AREA),
-                       cv2.resize(alpha, half, interpolation=cv2.INTER_AREA)])
-    small_card = cv2.resize(card_alpha, half, interpolation=cv2.INTER_AREA)
-    kernel = _motion_kernel(np.asarray(blur) / 2)
-    small = cv2.filter2D(small, -1, kernel)
-    small_card = cv2.filter2D(small_card, -1, kernel)
-    big = cv2.resize(small, (w, h), interpolation=cv2.INTER_LINEAR)
-    big_card = cv2.resize(small_card, (w, h), interpolation=cv2.INTER_LINEAR)
-    return big[..., :3], big[..., 3], big_card
+    if abs(blur).max() * k >= 1.0:
+        kernel = _motion_kernel(blur * k)
+        rgb = cv2.filter2D(np.dstack([rgb, alpha]), -1, kernel)
+        rgb, alpha = rgb[..., :3], rgb[..., 3]
+        card_alpha = cv2.filter2D(card_alpha, -1, kernel)
+    full = (x1 - x0, y1 - y0)
+    return (
+        box,
+        cv2.resize(rgb, full, interpolation=cv2.INTER_LINEAR),
+        cv2.resize(np.ascontiguousarray(alpha), full, interpolation=cv2.INTER_LINEAR),
+        cv2.resize(card_alpha, full, interpolation=cv2.INTER_LINEAR),
+    )
 
 
 def _motion_kernel(blur: npt.NDArray[np.float64]) -> npt.NDArray[Any]:
