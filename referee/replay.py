@@ -53,6 +53,8 @@ def replay_lines(
     for number, raw in enumerate(lines, start=1):
         try:
             text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+            if number == 1:  # a byte-order mark, as some editors write, is not part of the event
+                text = text.removeprefix("\ufeff")
             text = text.strip()
             if not text:
                 continue

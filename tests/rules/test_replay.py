@@ -119,3 +119,19 @@ def test_cli_stops_quietly_when_the_reader_closes_stdout(tmp_path: Path) -> None
     err = proc.stderr.read()
     assert proc.wait(timeout=60) == EXIT_BROKEN_PIPE
     assert err == b""
+
+
+def test_a_byte_order_mark_and_crlf_line_ends_are_accepted() -> None:
+    # regression: a log saved with a UTF-8 BOM lost its first line (the deal) as malformed JSON
+    deal = (
+        '{"event":"deal","game":"briscola-2","seats":["N","S"],"dealer":"S",'
+        '"trump_card":"coppe_1"}'
+    )
+    play = '{"event":"play","seat":"N","card":"spade_1"}'
+    calls, rejected = replay(["\ufeff" + deal + "\r\n", play + "\r\n"])
+    assert rejected == 0 and calls == [
+        {"call": "turn", "seat": "N"},
+        {"call": "turn", "seat": "S"},
+    ]
+    calls, rejected = replay([("\ufeff" + deal + "\r\n").encode()])
+    assert rejected == 0 and calls == [{"call": "turn", "seat": "N"}]
