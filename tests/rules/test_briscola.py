@@ -13,6 +13,7 @@ import pytest
 from referee.cards import ITALIAN_40, parse_card
 from referee.rules import EventError, OptionError, Referee, get_game
 from referee.rules.games.briscola import Briscola2Options, BriscolaOptions
+from referee.rules.playout import random_deal_events
 from referee.rules.state import DealState
 from referee.rules.tricks import Trick
 
@@ -178,6 +179,7 @@ def test_torneo_4_option_first_leader_before_dealer() -> None:
     out = calls(ref, play("W", "spade_2"), play("S", "spade_1"))
     assert of("violation", out) == [] and out[-1] == {"call": "turn", "seat": "E"}
 
+
 # --------------------------------------------------------------- torneo 5: card order
 @pytest.mark.parametrize(
     ("lower", "higher"),
@@ -231,6 +233,22 @@ def test_torneo_7_face_up_briscola_is_played_after_the_last_draw() -> None:
     assert game.unavailable(deal, "N", parse_card("bastoni_2")) is None
     deal.tricks.pop()
     assert game.unavailable(deal, "N", parse_card("bastoni_2")) is not None
+
+
+def test_torneo_7_only_the_last_to_draw_can_play_the_face_up_briscola() -> None:
+    # the winner of trick 7 draws first, the others in play order: the seat before the winner
+    # takes the face-up briscola; another seat playing it is a misread or a wrong draw
+    events = random_deal_events("briscola-4", 3)
+    trump = events[0]["trump_card"]
+    ref = Referee.from_events(events[:29])  # the deal and the 28 plays of tricks 1-7
+    assert ref.deal is not None and len(ref.deal.tricks) == 7 and ref.deal.trick is not None
+    holder = ref.deal.next_seat(ref.deal.trick.leader, -1)
+    other = next(s for s in SEATS4 if s != holder)
+    out = calls(ref, play(other, trump))
+    assert out[0]["rule"] == "duplicate_card" and f"taken by {holder}" in out[0]["detail"]
+    assert not ref.deal.trick.plays  # not recorded
+    rules = {v["rule"] for v in of("violation", calls(ref, play(holder, trump)))}
+    assert "duplicate_card" not in rules
 
 
 def test_torneo_7_heads_up_briscola_is_free_from_trick_18() -> None:

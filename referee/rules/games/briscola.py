@@ -13,7 +13,8 @@ Rules -> code (numbers of the tournament document, "2/4" = the other document):
   ``"before_dealer"`` reads that literally, the dealer's right leading with the dealer second).
 - 5 card order 2 < 4 < 5 < 6 < 7 < fante < cavallo < re < 3 < asso; highest trump wins, else
   the highest card of the led suit: :func:`~referee.rules.tricks.winner_index`.
-- 7 the last draw takes the face-up briscola: :meth:`unavailable` (it cannot be played earlier).
+- 7 the last draw takes the face-up briscola: :meth:`unavailable` (it cannot be played earlier,
+  nor by another seat than the last to draw).
 - 8 points 11/10/4/3/2 (120 in all), 61 wins, 60-60 -> the last trick's side (option ``tie``;
   2/4 says replay the round: briscola-2's default).
 - 9 best of 3 (option ``rounds_to_win``, 2/4: "the number of rounds set for the match").
@@ -113,11 +114,26 @@ class Briscola(Game):
             return None
         free_after = self._stock_tricks(len(deal.seats))
         if len(deal.tricks) >= free_after:
-            return None
+            holder = self._last_drawer(deal, free_after)
+            if holder is None or holder == seat:
+                return None
+            return f"{card.code} is the face-up briscola, taken by {holder} with the last draw"
         return (
             f"{card.code} is the face-up briscola, still under the stock until trick "
             f"{free_after + 1}"
         )
+
+    def _last_drawer(self, deal: DealState, free_after: int) -> str | None:
+        """Torneo 7: who took the face-up briscola.  The winner of the last trick before the
+        stock ran out drew first and the others in play order, so the seat before the winner
+        drew last; that winner leads the next trick."""
+        if len(deal.tricks) > free_after:
+            winner = deal.tricks[free_after].leader
+        elif deal.trick is not None:
+            winner = deal.trick.leader
+        else:
+            return None
+        return deal.next_seat(winner, -1)
 
     def _stock_tricks(self, players: int) -> int:
         """Tricks after which the stock (face-up briscola included) is all drawn."""
