@@ -178,6 +178,10 @@ def test_torneo_4_option_first_leader_before_dealer() -> None:
     ]
     out = calls(ref, play("W", "spade_2"), play("S", "spade_1"))
     assert of("violation", out) == [] and out[-1] == {"call": "turn", "seat": "E"}
+    # the stock is drawn against the play: random legal deals meet the last-draw check
+    for seed in range(5):
+        events = random_deal_events("briscola-4", seed, options={"first_leader": "before_dealer"})
+        assert of("violation", calls(Referee(), *events)) == []
 
 
 # --------------------------------------------------------------- torneo 5: card order

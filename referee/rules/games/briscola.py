@@ -59,7 +59,7 @@ class BriscolaOptions(GameOptions):
     #: dealt the first card plays first and play goes on the way the cards were dealt (torneo
     #: 3-4 deal and draw "to the right", 2/4 deals "antiorario"); "before_dealer" = torneo 4
     #: read with play "in senso orario" against a deal from the dealer's right, so the dealer
-    #: plays second
+    #: plays second, and the stock is drawn the other way round from play (to the right)
     first_leader: Literal["after_dealer", "before_dealer"] = "after_dealer"
 
     def check(self) -> None:
@@ -123,17 +123,21 @@ class Briscola(Game):
             f"{free_after + 1}"
         )
 
+    def _draw_step(self) -> int:
+        """Torneo 4: the trick winner draws first, then the next seats in play order, or in
+        the other direction when play goes against the deal (``first_leader="before_dealer"``)."""
+        return -1 if self.options.first_leader == "before_dealer" else 1
+
     def _last_drawer(self, deal: DealState, free_after: int) -> str | None:
-        """Torneo 7: who took the face-up briscola.  The winner of the last trick before the
-        stock ran out drew first and the others in play order, so the seat before the winner
-        drew last; that winner leads the next trick."""
+        """Torneo 7: who took the face-up briscola: the seat that drew last after the last
+        trick before the stock ran out (its winner leads the next trick)."""
         if len(deal.tricks) > free_after:
             winner = deal.tricks[free_after].leader
         elif deal.trick is not None:
             winner = deal.trick.leader
         else:
             return None
-        return deal.next_seat(winner, -1)
+        return deal.next_seat(winner, -self._draw_step())
 
     def _stock_tricks(self, players: int) -> int:
         """Tricks after which the stock (face-up briscola included) is all drawn."""
@@ -189,9 +193,8 @@ class Briscola(Game):
     def refill(self, deal: DealState, table: Table, winner: str) -> None:
         if not table.stock:
             return
-        i = deal.seats.index(winner)
-        for seat in deal.seats[i:] + deal.seats[:i]:  # the winner draws first
-            table.hands[seat].append(table.stock.pop(0))
+        for k in range(len(deal.seats)):  # the winner draws first
+            table.hands[deal.next_seat(winner, k * self._draw_step())].append(table.stock.pop(0))
 
 
 class Briscola2(Briscola):
