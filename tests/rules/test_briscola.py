@@ -300,6 +300,27 @@ def test_torneo_8_61_wins_the_game() -> None:
     assert dict(result.points) == {"N+S": 61, "W+E": 59} and result.winner == "N+S"
 
 
+def test_2e4_option_end_at_61_ends_the_deal_at_the_deciding_trick() -> None:
+    # 2e4: "una smazzata finisce al raggiungimento di 61 punti"; by default the deal is
+    # played out (the winner is the same), with the option the table may stop at 61
+    events = random_deal_events("briscola-2", 7)
+    full = calls(Referee(), *events)
+    ref = Referee()
+    ref.apply({**events[0], "options": {"end_at_61": True}})
+    short: list[dict[str, Any]] = []
+    for event in events[1:]:
+        short += calls(ref, event)
+        if ref.result is not None:
+            break
+    end, full_end = of("deal_end", short)[0], of("deal_end", full)[0]
+    assert end["winner"] == full_end["winner"] and max(end["points"].values()) >= 61
+    assert len(of("trick", short)) < len(of("trick", full)) == 20
+    before_last = dict.fromkeys(("N", "S"), 0)  # nobody had 61 before the deciding trick
+    for t in of("trick", short)[:-1]:
+        before_last[t["winner"]] += t["points"]
+    assert max(before_last.values()) < 61
+
+
 def test_torneo_8_60_60_goes_to_the_pair_that_took_the_last_trick() -> None:
     result = _scored("briscola-4", {"N": 30, "S": 30, "W": 50, "E": 10}, last="E")
     assert result.winner == "W+E" and result.extra["tie"] == "last_trick"

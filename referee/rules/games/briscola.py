@@ -17,6 +17,7 @@ Rules -> code (numbers of the tournament document, "2/4" = the other document):
   nor by another seat than the last to draw).
 - 8 points 11/10/4/3/2 (120 in all), 61 wins, 60-60 -> the last trick's side (option ``tie``;
   2/4 says replay the round: briscola-2's default).
+- 2/4 "the round ends when a side reaches 61": option ``end_at_61`` (default: played out).
 - 9 best of 3 (option ``rounds_to_win``, 2/4: "the number of rounds set for the match").
 - 10 out-of-turn play loses the game (option ``out_of_turn``; briscola-2: report only).
 - 2/4 pairs sit alternately (A-C vs B-D): seats 1+3 vs 2+4 in play order; 20-second move timer
@@ -61,6 +62,10 @@ class BriscolaOptions(GameOptions):
     #: read with play "in senso orario" against a deal from the dealer's right, so the dealer
     #: plays second, and the stock is drawn the other way round from play (to the right)
     first_leader: Literal["after_dealer", "before_dealer"] = "after_dealer"
+    #: 2/4 "una smazzata finisce al raggiungimento di 61 punti": True = the deal ends with the
+    #: trick that brings a side to 61 (the table stops there); False = the cards are played
+    #: out and all 120 points counted (torneo 8), the winner being the same
+    end_at_61: bool = False
 
     def check(self) -> None:
         if self.rounds_to_win < 1:
@@ -148,6 +153,14 @@ class Briscola(Game):
 
     def card_points(self, deal: DealState, card: Card) -> int:
         return BRISCOLA_POINTS.get(card.rank, 0)
+
+    def after_trick(self, deal: DealState, trick: Trick, winner: str) -> list[Call]:
+        if self.options.end_at_61 and len(deal.tricks) < self.tricks_per_deal(deal):
+            side = next(team for team in self.teams(deal) if winner in team)
+            if sum(deal.points[s] for s in side) >= WINNING_POINTS:
+                deal.result = self.score_deal(deal)  # the engine ends the deal
+                deal.phase = "over"
+        return []
 
     def score_deal(self, deal: DealState) -> DealResult:
         teams = self.teams(deal)
