@@ -58,11 +58,15 @@ def replay_lines(
             text = text.strip()
             if not text:
                 continue
-            event = json.loads(text)
+            event = json.loads(text, parse_constant=_no_constant)
             calls = ref.apply(event)
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except (UnicodeDecodeError, json.JSONDecodeError, _NotJson) as exc:
             rejected += 1
             emit(ErrorCall(number, f"malformed JSON: {exc}").to_dict())
+            continue
+        except RecursionError:  # json's decoder recurses once per level of nesting
+            rejected += 1
+            emit(ErrorCall(number, "malformed JSON: nested too deeply").to_dict())
             continue
         except RefereeError as exc:
             rejected += 1
@@ -71,6 +75,15 @@ def replay_lines(
         for call in calls:
             emit(call.to_dict())
     return rejected
+
+
+class _NotJson(ValueError):
+    """A value Python's JSON decoder accepts but JSON does not have."""
+
+
+def _no_constant(name: str) -> Any:
+    """NaN and Infinity are not JSON (Python's decoder accepts them): reject the line."""
+    raise _NotJson(f"{name} is not valid JSON")
 
 
 def _printer(out: IO[str]) -> Callable[[dict[str, Any]], None]:

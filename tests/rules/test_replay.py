@@ -135,3 +135,16 @@ def test_a_byte_order_mark_and_crlf_line_ends_are_accepted() -> None:
     ]
     calls, rejected = replay([("\ufeff" + deal + "\r\n").encode()])
     assert rejected == 0 and calls == [{"call": "turn", "seat": "N"}]
+
+
+def test_non_json_constants_and_deep_nesting_are_error_lines() -> None:
+    # regression: NaN slipped into options (move_timer_s NaN passed the "positive" check) and
+    # a deeply nested line crashed the replay with RecursionError
+    deal = (
+        '{"event":"deal","game":"briscola-2","seats":["N","S"],"dealer":"S",'
+        '"trump_card":"coppe_1","options":{"move_timer_s":NaN}}'
+    )
+    calls, rejected = replay([deal, "[" * 100_000 + "]" * 100_000, '{"event":"undo"}'])
+    assert rejected == 3 and [c["line"] for c in calls] == [1, 2, 3]
+    assert "NaN is not valid JSON" in calls[0]["detail"]
+    assert calls[1]["detail"] == "malformed JSON: nested too deeply"
