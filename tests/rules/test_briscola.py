@@ -410,6 +410,9 @@ def test_2e4_move_timer_option() -> None:
     assert get_game("briscola-4")({"move_timer_s": 20}).options.move_timer_s == 20
     with pytest.raises(OptionError, match="move_timer_s"):
         get_game("briscola-4")({"move_timer_s": -1})
+    for bad in (float("nan"), float("inf")):  # regression: NaN passed the "positive" check
+        with pytest.raises(OptionError, match="move_timer_s"):
+            get_game("briscola-2")({"move_timer_s": bad})
 
 
 def test_2e4_seat_counts() -> None:

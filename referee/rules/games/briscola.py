@@ -26,6 +26,7 @@ Rules -> code (numbers of the tournament document, "2/4" = the other document):
 
 from __future__ import annotations
 
+import math
 import random
 from dataclasses import dataclass
 from typing import ClassVar, Literal
@@ -72,7 +73,7 @@ class BriscolaOptions(GameOptions):
             raise OptionError(
                 f"option 'rounds_to_win' must be at least 1, got {self.rounds_to_win}"
             )
-        if self.move_timer_s is not None and self.move_timer_s <= 0:
+        if self.move_timer_s is not None and not 0 < self.move_timer_s < math.inf:  # NaN too
             raise OptionError(f"option 'move_timer_s' must be positive, got {self.move_timer_s}")
 
 
