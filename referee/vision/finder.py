@@ -61,6 +61,8 @@ class FinderConfig:
     #: The Otsu threshold on whiteness is clamped into this range (dark room .. white cloth).
     white_threshold: tuple[int, int] = (80, 200)
     min_coverage: float = 0.9
+    #: A corner hypothesis scoring this (fully white, outline mostly free) is accepted at once.
+    sure_score: float = 1.1
     #: Opening kernel as a fraction of the card's short side: erases check squares and stripe
     #: bands narrower than that (glued to a card or not) while whole cards survive.
     open_frac: float = 0.3
@@ -253,16 +255,20 @@ def _edge_card_hypotheses(
     gray = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     edges = cv2.Canny(cv2.GaussianBlur(gray, (3, 3), 0), 40, 120)
     regions = cv2.bitwise_not(cv2.dilate(edges, np.ones((3, 3), np.uint8)))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(regions, connectivity=4)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(regions, connectivity=4)
     frame_area = small.shape[0] * small.shape[1]
     centres = [h.quad.mean(axis=0) for h in found]
     out: list[_Hypothesis] = []
-    for i in range(1, n):
-        x, y, w, h, area = (int(v) for v in stats[i])
-        if not (0.002 * frame_area <= area <= 0.5 * frame_area) or x == 0 or y == 0:
-            continue
-        if x + w >= small.shape[1] or y + h >= small.shape[0]:
-            continue  # touches the frame border: background, or a card cut off
+    xs, ys, ws, hs, areas = (stats[:, k] for k in range(5))
+    # Sieve in numpy first (a cloth makes thousands of regions): card-sized, clear of the
+    # frame border (background, or a card cut off), and filling a good part of its box.
+    keep = (
+        (areas >= 0.002 * frame_area) & (areas <= 0.5 * frame_area) & (xs > 0) & (ys > 0)
+        & (xs + ws < small.shape[1]) & (ys + hs < small.shape[0]) & (areas >= 0.3 * ws * hs)
+    )
+    keep[0] = False
+    for i in np.flatnonzero(keep).tolist():
+        x, y, w, h = (int(v) for v in stats[i, :4])
         roi = (labels[y : y + h, x : x + w] == i).astype(np.uint8) * 255
         contours, _ = cv2.findContours(roi, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
         contour = max(contours, key=cv2.contourArea) + np.array([x, y], np.int32)
@@ -345,34 +351,61 @@ def _rect(centre: FloatArray, half_u: FloatArray, half_v: FloatArray) -> FloatAr
 def _corner_hypotheses(
     mask: Mask, contour: Contour, short: float, long_: float, cfg: FinderConfig, first_group: int
 ) -> list[_Hypothesis]:
-    """Card rectangles grown from the blob's right-angle corners, accepted greedily."""
-    candidates: list[tuple[float, FloatArray]] = []
-    for corner, u, v, len_u, len_v in _corners(contour, short):
-        orientations = [(a, b, len_u > 1.15 * a or len_v > 1.15 * b) for a, b in ((short, long_), (long_, short))]
-        if not all(o[2] for o in orientations):
-            # A straight blob border running on past the hypothesised card corner means the
-            # card is the other way round; only two cards aligned exactly leave both open.
-            orientations = [o for o in orientations if not o[2]]
-        for a, b, runs_on in orientations:
-            # Fit each side to the white run from the corner (cards differ by a few percent
-            # and the blob's border sits a pixel or two inside the printed edge).
-            a_fit = min(max(_white_run(mask, corner, u, v, a, b), 0.8 * a), 1.05 * a)
-            b_fit = min(max(_white_run(mask, corner, v, u, b, a_fit), 0.8 * b), 1.05 * b)
-            quad = np.array([corner, corner + u * a_fit, corner + u * a_fit + v * b_fit, corner + v * b_fit], np.float32)
-            cov, support = _coverage_and_support(mask, quad)
-            if cov >= cfg.min_coverage:
-                candidates.append((cov**4 * (0.5 + support) * (0.5 if runs_on else 1.0), quad))
-    candidates.sort(key=lambda c: -c[0])
+    """Card rectangles grown from the blob's right-angle corners, accepted greedily.
+
+    Corners with the longest visible edges go first; a corner that is already the corner of
+    an accepted card is skipped (each card has four), which keeps this cheap.
+    """
     explained = np.zeros_like(mask)
     accepted: list[_Hypothesis] = []
-    for score, quad in candidates:
-        pts = _sample_points(quad)
-        new = 1.0 - _fraction_set(explained, pts)
-        if new < 0.3:
-            continue
+    deferred: list[tuple[float, FloatArray]] = []
+
+    def accept(score: float, quad: FloatArray) -> None:
+        if 1.0 - _fraction_set(explained, _sample_points(quad)) < 0.3:
+            return  # explains nothing new: another view of an accepted card
         cv2.fillConvexPoly(explained, np.round(quad).astype(np.int32), 255)
         accepted.append(_Hypothesis(quad, score, first_group + len(accepted)))
+
+    corners = sorted(_corners(contour, short), key=lambda c: -(c[3] + c[4]))
+    for corner, u, v, len_u, len_v in corners:
+        if any(float(np.min(np.hypot(*(h.quad - corner).T))) < 0.25 * short for h in accepted):
+            continue
+        best = _best_rectangle(mask, corner, u, v, len_u, len_v, short, long_, cfg)
+        if best is None:
+            continue
+        if best[0] >= cfg.sure_score:  # a clean card: take it now, skip its other corners
+            accept(*best)
+        else:
+            deferred.append(best)
+    for score, quad in sorted(deferred, key=lambda c: -c[0]):  # the rest best first
+        accept(score, quad)
     return accepted
+
+
+def _best_rectangle(
+    mask: Mask, corner: FloatArray, u: FloatArray, v: FloatArray, len_u: float, len_v: float,
+    short: float, long_: float, cfg: FinderConfig,
+) -> tuple[float, FloatArray] | None:
+    """The card at this corner, portrait or landscape, whichever the blob supports better."""
+    orientations = [(a, b, len_u > 1.15 * a or len_v > 1.15 * b) for a, b in ((short, long_), (long_, short))]
+    if not all(o[2] for o in orientations):
+        # A straight blob border running on past the hypothesised card corner means the
+        # card is the other way round; only two cards aligned exactly leave both open.
+        orientations = [o for o in orientations if not o[2]]
+    best: tuple[float, FloatArray] | None = None
+    for a, b, runs_on in orientations:
+        # Fit each side to the white run from the corner (cards differ by a few percent
+        # and the blob's border sits a pixel or two inside the printed edge).
+        a_fit = min(max(_white_run(mask, corner, u, v, a, b), 0.8 * a), 1.05 * a)
+        b_fit = min(max(_white_run(mask, corner, v, u, b, a_fit), 0.8 * b), 1.05 * b)
+        quad = np.array([corner, corner + u * a_fit, corner + u * a_fit + v * b_fit, corner + v * b_fit], np.float32)
+        cov, support = _coverage_and_support(mask, quad)
+        if cov < cfg.min_coverage:
+            continue
+        score = cov**4 * (0.5 + support) * (0.5 if runs_on else 1.0)
+        if best is None or score > best[0]:
+            best = (score, quad)
+    return best
 
 
 def _corners(
