@@ -11,7 +11,7 @@ import pytest
 
 from referee.cards import BACK
 from referee.cli import main
-from referee.errors import BadCardError, ModelError
+from referee.errors import BadCardError, ConfigError, ModelError
 from referee.recognition import CardClassifier, Enrollment
 
 LABELS = ("A", "B", "C", BACK)
@@ -88,3 +88,27 @@ def test_photo_not_named_by_a_card_code_is_named_in_the_error(smoke_models: Path
     with pytest.raises(BadCardError, match=r"joker\.jpg"):
         main(["enroll", "--deck", "french", "--photos", str(tmp_path / "p"), "--out",
               str(tmp_path / "x.npz"), "--model-dir", str(smoke_models)])
+
+
+def test_layout_file_enrolls_several_cards_per_photo(
+    smoke_models: Path, tmp_path: Path, face_drawer: Callable[..., np.ndarray]
+) -> None:
+    table = np.full((200, 300, 3), 40, np.uint8)
+    table[20:160, 20:115] = cv2.resize(face_drawer("QS", (0, 0, 0)), (95, 140))
+    table[20:160, 160:255] = cv2.resize(face_drawer("KD", (0, 0, 255)), (95, 140))
+    cv2.imwrite(str(tmp_path / "two.png"), table)
+    layout = tmp_path / "layout.csv"
+    layout.write_text("image,code,x0,y0,x1,y1\ntwo.png,QS,10,10,125,170\ntwo.png,KD,150,10,265,170\n")
+    out = tmp_path / "club.npz"
+    assert main(["enroll", "--deck", "french", "--photos", str(tmp_path), "--layout", str(layout),
+                 "--out", str(out), "--model-dir", str(smoke_models)]) == 0
+    assert Enrollment.load(out).codes == ("KD", "QS")
+
+
+def test_layout_row_with_a_bad_code_names_the_line(smoke_models: Path, tmp_path: Path) -> None:
+    cv2.imwrite(str(tmp_path / "a.png"), np.zeros((100, 100, 3), np.uint8))
+    layout = tmp_path / "layout.csv"
+    layout.write_text("image,code,x0,y0,x1,y1\na.png,QS,0,0,50,90\na.png,ZZ,0,0,50,90\n")
+    with pytest.raises(ConfigError, match=r"layout\.csv:3: .*ZZ"):
+        main(["enroll", "--deck", "french", "--photos", str(tmp_path), "--layout", str(layout),
+              "--out", str(tmp_path / "x.npz"), "--model-dir", str(smoke_models)])

@@ -126,3 +126,12 @@ def test_temperature_softens_probabilities() -> None:
     logits = np.array([[4.0, 1.0, 0.0]], np.float32)
     assert softmax(logits, 2.0)[0, 0] < softmax(logits, 1.0)[0, 0]
     assert softmax(logits, 2.0).sum() == pytest.approx(1.0)
+
+
+def test_unknown_holdout_print_is_named(fake_shared: Path, tmp_path: Path) -> None:
+    from referee.cli import main
+    from referee.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="fake_z/french"):
+        main(["train", "--deck", "french", "--out", str(tmp_path), "--steps", "1",
+              "--holdout", "fake_z/french", "--shared", str(fake_shared), "--quiet"])
