@@ -26,7 +26,7 @@ import numpy as np
 from referee.cards import BACK
 from referee.errors import RefereeError
 from referee.rules import Referee
-from referee.vision.detections import Detections, FloatArray, Image
+from referee.vision.detections import BoolArray, Detections, FloatArray, Image
 from referee.vision.finder import CardFinder, FinderConfig
 from referee.vision.tracker import PlayTracker, RefereeView, TrackerConfig
 
@@ -77,8 +77,24 @@ class FramePipeline:
         dets = self.finder.find(image)
         if self.layout is not None and len(dets):
             zones = [self.layout.zone_of(tuple(c)) for c in dets.centers]
-            dets = dets[np.array([z != "outside" for z in zones])]
+            keep = np.array([z != "outside" for z in zones]) & ~self._on_markers(dets)
+            dets = dets[keep]
         return identify(dets, self.classifier, self.min_confidence)
+
+    def _on_markers(self, dets: Detections) -> BoolArray:
+        """The mat's white-bordered ArUco markers look like small cards to the finder."""
+        to_image = getattr(self.layout, "to_image", None)
+        if to_image is None:
+            return np.zeros(len(dets), bool)
+        from referee.vision.layout import MARKER_SIZE, marker_centres
+
+        mat = np.array(list(marker_centres().values()), np.float64)
+        centres = np.asarray(to_image(mat), np.float32)
+        shifted = mat[:1] + np.array([MARKER_SIZE, 0.0])
+        radius = float(np.linalg.norm(np.asarray(to_image(shifted))[0] - centres[0]))
+        d = np.linalg.norm(dets.centers[:, None, :] - centres[None, :, :], axis=2)
+        near: BoolArray = (d < 1.2 * radius).any(axis=1)
+        return near
 
 
 def identify(dets: Detections, classifier: Recogniser, min_confidence: float = 0.3) -> Detections:

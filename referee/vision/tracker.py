@@ -47,6 +47,7 @@ class RulesView(Protocol):
 
     def plausible(self, card: str) -> bool: ...
     def trick_number(self) -> int: ...
+    def has_played(self, seat: str) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,8 @@ class TrackerConfig:
     gone_s: float = 1.0
     #: association radius for moving (unplayed) tracks, in card long sides
     reach: float = 1.5
+    #: a track that travelled this many card long sides is attributed to where it came from
+    origin_travel: float = 1.5
 
 
 @dataclass
@@ -140,8 +143,9 @@ class PlayTracker:
             for di in range(len(dets)):
                 d = float(np.hypot(*(centres[di] - track.centre)))
                 if track.played is not None:
-                    codes = {code for code, _ in dets.top[di]} | {str(dets.card[di])}
-                    if d < 0.3 * track.size and track.played in codes:
+                    # A played card's own spot: whatever it reads as now (half hidden under
+                    # the next card, blurred by a hand), it is that card, not a new one.
+                    if d < 0.3 * track.size:
                         pairs.append((d, ti, di))
                 elif d < self.config.reach * track.size:
                     same = str(dets.card[di]) in track.votes
@@ -236,8 +240,14 @@ class PlayTracker:
     ) -> dict[str, Any]:
         track.played = card
         track.trick = self.rules.trick_number() if self.rules is not None else 0
-        origin = track.origin if track.moved else track.centre
+        # Where it came from, when the track followed it in from afar; else where it lies
+        # (play spots are in front of their seats; a hand's first blurred glimpse near the
+        # trick is no evidence of direction).
+        travelled = np.hypot(track.origin[0] - track.centre[0], track.origin[1] - track.centre[1])
+        origin = track.origin if track.moved and travelled > self.config.origin_travel * track.size else track.centre
         seat = self.seat_of(origin)
+        if self.rules is not None and self.rules.has_played(seat):
+            uncertain = True  # a second card from one seat in one trick: more likely a misread
         event: dict[str, Any] = {
             "event": "play",
             "seat": seat,
@@ -281,3 +291,10 @@ class RefereeView:
     def trick_number(self) -> int:
         deal = self.referee.deal
         return int(deal.trick_number) if deal is not None else 0
+
+    def has_played(self, seat: str) -> bool:
+        """Whether ``seat`` already has a card in the trick in progress."""
+        deal = self.referee.deal
+        if deal is None or deal.trick is None:
+            return False
+        return any(s == seat for s, _ in deal.trick.plays)

@@ -47,12 +47,16 @@ class Rules:
     def __init__(self, played: Sequence[str] = ()) -> None:
         self.played = set(played)
         self.trick = 1
+        self.seats_played: set[str] = set()
 
     def plausible(self, card: str) -> bool:
         return card not in self.played
 
     def trick_number(self) -> int:
         return self.trick
+
+    def has_played(self, seat: str) -> bool:
+        return seat in self.seats_played
 
 
 def run(tracker: PlayTracker, frames: Sequence[Detections], t0: float = 0.0) -> list[dict]:
@@ -150,3 +154,20 @@ def test_referee_view_knows_played_and_foreign_cards() -> None:
     assert view.plausible("coppe_3") and not view.plausible("10H") and not view.plausible("nonsense")
     ref.apply({"event": "play", "seat": "N", "card": "coppe_3"})
     assert not view.plausible("coppe_3") and view.trick_number() == 1
+    assert view.has_played("N") and not view.has_played("W")
+
+
+def test_a_second_card_from_one_seat_in_a_trick_is_flagged_uncertain() -> None:
+    rules = Rules()
+    rules.seats_played.add("N")
+    events = run(PlayTracker(seat_of, zone_of, rules), [card_at(600, 300, [("spade_1", 0.99)])] * 6)
+    assert events[0]["seat"] == "N" and events[0]["uncertain"] is True
+
+
+def test_a_misread_of_a_played_card_under_the_next_one_is_not_a_new_play() -> None:
+    rules = Rules()
+    tracker = PlayTracker(seat_of, zone_of, rules)
+    first = run(tracker, [card_at(600, 360, [("spade_9", 0.95)])] * 6)
+    rules.played.add("spade_9")
+    misread = run(tracker, [card_at(606, 364, [("coppe_9", 0.45), ("spade_9", 0.3)])] * 15, t0=0.6)
+    assert len(first) == 1 and misread == []
