@@ -39,6 +39,11 @@ def source_spec(cfg: BoxConfig) -> str:
     raise CameraError(f"camera.source = {cfg.camera.source!r} is not a camera")
 
 
+def is_live(cfg: BoxConfig) -> bool:
+    """A camera (frames cannot be read again) rather than a video file or a simulation."""
+    return cfg.camera.source.partition(":")[0] in ("picamera2", "usb")
+
+
 class VisionFeed:
     """Frames from ``source`` through ``process`` (detections) and ``tracker`` (play events).
 
@@ -180,8 +185,9 @@ def open_vision_feed(cfg: BoxConfig, rules_view: Any) -> VisionFeed:
         raise CameraError(f"camera.source = {cfg.camera.source!r} needs the vision pipeline: {exc}") from exc
     spec = source_spec(cfg)
     try:
-        live = not cfg.camera.source.startswith("file:")  # files keep their own frame size
-        size = {"size": (cfg.camera.width, cfg.camera.height)} if live else {}
+        live = is_live(cfg)
+        sized = not cfg.camera.source.startswith("file:")  # files keep their own frame size
+        size = {"size": (cfg.camera.width, cfg.camera.height)} if sized else {}
         source = open_source(spec, **size)
         game = getattr(source, "game", None)  # a simulation knows its true layout and events
         if cfg.layout is not None:

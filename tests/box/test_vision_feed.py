@@ -13,7 +13,7 @@ from referee.box.display import NullDisplay
 from referee.box.feed import FeedItem
 from referee.box.screens import ConfirmScreen
 from referee.box.state import MatchStore
-from referee.box.vision_feed import LiveRules, VisionFeed, source_spec
+from referee.box.vision_feed import LiveRules, VisionFeed, is_live, source_spec
 from referee.vision.sources import EndOfSource
 
 
@@ -108,6 +108,9 @@ def test_source_spec_maps_config_to_open_source(cfg: BoxConfig) -> None:
     assert spec("usb:1") == "1"
     assert spec("file:/v/game.mp4") == "/v/game.mp4"
     assert spec("sim") == "sim:briscola-4:0" and spec("sim:7") == "sim:briscola-4:7"
+    live = {source: is_live(replace(cfg, camera=replace(cfg.camera, source=source)))
+            for source in ("picamera2", "usb:1", "file:/v/game.mp4", "sim", "sim:7")}
+    assert live == {"picamera2": True, "usb:1": True, "file:/v/game.mp4": False, "sim": False, "sim:7": False}
 
 
 def test_live_rules_follow_the_box_referee(cfg: BoxConfig, clock: FakeClock) -> None:
