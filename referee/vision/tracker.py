@@ -55,7 +55,7 @@ class TrackerConfig:
     still_s: float = 0.3
     min_frames: int = 3
     #: a card whose centre moves more than this fraction of its long side is moving
-    still_frac: float = 0.08
+    still_frac: float = 0.15
     #: vote share (mean probability of the winner) needed for a confident play
     accept_share: float = 0.75
     #: how long a still card may be read before an unsure vote becomes a confirm request
@@ -118,11 +118,26 @@ class PlayTracker:
         self._associate(dets, t)
         self._expire(t)
         events = []
-        for track in self.tracks:
+        for track in sorted(self.tracks, key=lambda tr: tr.still_since):
             event = self._maybe_play(track, t)
-            if event is not None:
-                events.append(event)
+            if event is None:
+                continue
+            # Plays must reach the rules in the order they were laid: a card that settled
+            # earlier but is still being read is decided now (unsure if need be), first.
+            for earlier in self._undecided_before(track):
+                forced = self._maybe_play(earlier, t, force=True)
+                if forced is not None:
+                    events.append(forced)
+            events.append(event)
         return events
+
+    def _undecided_before(self, track: Track) -> list[Track]:
+        cfg = self.config
+        return [
+            other for other in sorted(self.tracks, key=lambda tr: tr.still_since)
+            if other.played is None and other is not track and other.still_since < track.still_since
+            and other.reads >= cfg.min_frames and track.last_t - other.still_since >= cfg.still_s - 1e-6
+        ]
 
     # -- steps ---------------------------------------------------------------------------
     def _playable(self, dets: Detections) -> Detections:
@@ -194,9 +209,9 @@ class PlayTracker:
                 keep.append(track)  # its trick is still on the table: occluded, not gathered
         self.tracks = keep
 
-    def _maybe_play(self, track: Track, t: float) -> dict[str, Any] | None:
+    def _maybe_play(self, track: Track, t: float, force: bool = False) -> dict[str, Any] | None:
         cfg = self.config
-        if track.played is not None or track.last_t < t:  # only decide on a fresh read
+        if track.played is not None or (track.last_t < t and not force):  # decide on a fresh read
             return None
         if t - track.still_since < cfg.still_s - 1e-6 or track.reads < cfg.min_frames:
             return None
@@ -208,7 +223,7 @@ class PlayTracker:
         plausible = [(c, p) for c, p in ranked if self._plausible(c)]
         if self._repeat_of_a_played_card(track, best):
             return None
-        waited = t - track.still_since >= cfg.max_wait_s
+        waited = force or t - track.still_since >= cfg.max_wait_s
         if plausible and plausible[0][0] == best and share >= cfg.accept_share:
             return self._play(track, best, share, uncertain=False, t=t, alternatives=ranked[1:3])
         if not waited:

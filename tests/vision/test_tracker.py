@@ -171,3 +171,12 @@ def test_a_misread_of_a_played_card_under_the_next_one_is_not_a_new_play() -> No
     rules.played.add("spade_9")
     misread = run(tracker, [card_at(606, 364, [("coppe_9", 0.45), ("spade_9", 0.3)])] * 15, t0=0.6)
     assert len(first) == 1 and misread == []
+
+
+def test_plays_come_out_in_the_order_the_cards_settled_even_when_the_first_is_hard_to_read() -> None:
+    tracker = PlayTracker(seat_of, zone_of, Rules())
+    hard = card_at(600, 300, [("coppe_10", 0.4), ("coppe_9", 0.35)])
+    easy = card_at(640, 420, [("spade_2", 0.99)])
+    events = run(tracker, [hard] * 3 + [merge(hard, easy)] * 4)
+    assert [(e["seat"], e["card"]) for e in events] == [("N", "coppe_10"), ("S", "spade_2")]
+    assert events[0]["uncertain"] is True and "uncertain" not in events[1]
