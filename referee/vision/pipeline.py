@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -63,7 +63,8 @@ class FramePipeline:
     min_confidence: float = 0.3
     #: when set, cards outside the mat (markers, the players' own laps) are ignored
     layout: ZoneMap | None = None
-    _last_ms: float = field(default=0.0, init=False)
+    #: reuse last frame's read of a card whose crop has not changed (live loop); None = off
+    cache: ReadCache | None = None
 
     @classmethod
     def create(
@@ -79,7 +80,7 @@ class FramePipeline:
             zones = [self.layout.zone_of(tuple(c)) for c in dets.centers]
             keep = np.array([z != "outside" for z in zones]) & ~self._on_markers(dets)
             dets = dets[keep]
-        return identify(dets, self.classifier, self.min_confidence)
+        return identify(dets, self.classifier, self.min_confidence, self.cache)
 
     def _on_markers(self, dets: Detections) -> BoolArray:
         """The mat's white-bordered ArUco markers look like small cards to the finder."""
@@ -97,11 +98,45 @@ class FramePipeline:
         return near
 
 
-def identify(dets: Detections, classifier: Recogniser, min_confidence: float = 0.3) -> Detections:
+class ReadCache:
+    """Last frame's crops and reads: a card lying still gives the same crop, so it is not
+    classified again (most cards on a table lie still most of the time)."""
+
+    def __init__(self, max_shift_px: float = 3.0, max_diff: float = 4.0) -> None:
+        self.max_shift_px = max_shift_px
+        self.max_diff = max_diff
+        self.centres = np.zeros((0, 2), np.float32)
+        self.crops: list[Image] = []
+        self.preds: list[PredictionLike] = []
+
+    def classify(self, dets: Detections, classifier: Recogniser) -> list[PredictionLike]:
+        preds: list[PredictionLike | None] = [None] * len(dets)
+        centres = dets.centers
+        for i in range(len(dets)):
+            if not len(self.centres):
+                break
+            dist = np.linalg.norm(self.centres - centres[i], axis=1)
+            j = int(np.argmin(dist))
+            if dist[j] <= self.max_shift_px and self.crops[j].shape == dets.crops[i].shape:
+                diff = float(np.abs(self.crops[j].astype(np.int16) - dets.crops[i]).mean())
+                if diff <= self.max_diff:
+                    preds[i] = self.preds[j]
+        todo = [i for i, p in enumerate(preds) if p is None]
+        fresh = classifier.classify([dets.crops[i] for i in todo]) if todo else []
+        for i, p in zip(todo, fresh, strict=True):
+            preds[i] = p
+        done = [p for p in preds if p is not None]
+        self.centres, self.crops, self.preds = centres, list(dets.crops), done
+        return done
+
+
+def identify(
+    dets: Detections, classifier: Recogniser, min_confidence: float = 0.3, cache: ReadCache | None = None
+) -> Detections:
     """Classify the crops; keep one face-up card per group and per spot, crops dropped."""
     if not len(dets):
         return dets.without_crops()
-    preds = classifier.classify(dets.crops)
+    preds = cache.classify(dets, classifier) if cache is not None else list(classifier.classify(dets.crops))
     dets = dets.with_identities(
         [p.card for p in preds], [p.confidence for p in preds], [list(p.top) for p in preds]
     ).without_crops()
@@ -184,6 +219,7 @@ class LiveVision:
     ) -> LiveVision:
         ref = referee if referee is not None else Referee()
         pipeline = FramePipeline.create(classifier, layout=layout)
+        pipeline.cache = ReadCache()
         tracker = PlayTracker(layout.seat_of, layout.zone_of, RefereeView(ref), tracker_config)
         return cls(pipeline, tracker, ref, apply_plays)
 

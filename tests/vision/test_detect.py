@@ -109,3 +109,18 @@ def test_cli_prints_one_json_line_per_image_and_fails_on_a_bad_one(
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert status == 1 and len(lines) == 2
     assert len(lines[0]["cards"]) == 2 and "error" in lines[1]
+
+
+def test_a_card_lying_still_is_not_classified_again_in_the_live_loop() -> None:
+    from referee.vision.pipeline import ReadCache
+
+    image, _ = _scene()
+    clf = FakeClassifier()
+    pipe = FramePipeline.create(clf)
+    pipe.cache = ReadCache()
+    first = pipe.process(image)
+    moved = image.copy()
+    moved[250:350, 850:950] = 255 - moved[250:350, 850:950]  # something changes on one card only
+    again = pipe.process(moved)
+    assert clf.batches[0] >= 2 and clf.batches[1] < clf.batches[0]
+    assert sorted(first.card.tolist()) == sorted(again.card.tolist())
