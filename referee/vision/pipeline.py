@@ -220,7 +220,7 @@ class LiveVision:
         ref = referee if referee is not None else Referee()
         pipeline = FramePipeline.create(classifier, layout=layout)
         pipeline.cache = ReadCache()
-        tracker = PlayTracker(layout.seat_of, layout.zone_of, RefereeView(ref), tracker_config)
+        tracker = PlayTracker(layout.seat_of, layout.zone_of, RefereeView(ref), tracker_config, _play_spots(layout))
         return cls(pipeline, tracker, ref, apply_plays)
 
     def update(self, image: Image, t: float, operator_events: Sequence[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
@@ -250,3 +250,16 @@ class LiveVision:
         # The caller's own referee reports bad events; this one only mirrors the deal.
         with contextlib.suppress(RefereeError):
             self.referee.apply(event)
+
+
+def _play_spots(layout: LayoutLike) -> dict[str, tuple[float, float]]:
+    """Each seat's play spot in image pixels, when the layout knows them."""
+    spot = getattr(layout, "play_spot", None)
+    to_image = getattr(layout, "to_image", None)
+    if spot is None or to_image is None:
+        return {}
+    out = {}
+    for seat in layout.seats:
+        x, y = np.asarray(to_image([spot(seat)]), np.float64)[0]
+        out[seat] = (float(x), float(y))
+    return out

@@ -48,6 +48,7 @@ class RulesView(Protocol):
     def plausible(self, card: str) -> bool: ...
     def trick_number(self) -> int: ...
     def has_played(self, seat: str) -> bool: ...
+    def turn(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -58,12 +59,19 @@ class TrackerConfig:
     still_frac: float = 0.15
     #: vote share (mean probability of the winner) needed for a confident play
     accept_share: float = 0.75
+    #: below this share even after waiting, the "card" is ignored (a hypothesis, a shadow)
+    min_share: float = 0.2
     #: how long a still card may be read before an unsure vote becomes a confirm request
     max_wait_s: float = 1.0
     #: an unseen unplayed track is dropped after this
     lost_s: float = 0.6
     #: a played card of a finished trick that has been gone this long is forgotten
     gone_s: float = 1.0
+    #: ... and any played card gone this long is forgotten, whatever the rules think of its
+    #: trick (a misread trick must not keep its spots forever)
+    long_gone_s: float = 3.0
+    #: two play spots this close (ratio of distances) are a tie the rules' turn decides
+    spot_tie: float = 1.3
     #: association radius for moving (unplayed) tracks, in card long sides
     reach: float = 1.5
     #: a track that travelled this many card long sides is attributed to where it came from
@@ -85,6 +93,7 @@ class Track:
     moved: bool = False  # seen at two places before settling: origin is meaningful
     played: str | None = None  # the card code once it was played
     trick: int = 0  # the rules' trick number when it was played
+    rejected: bool = False  # read for long and never even a little sure: not a card
 
     def vote(self, top: Sequence[tuple[str, float]]) -> None:
         for code, p in top:
@@ -101,8 +110,10 @@ class PlayTracker:
         zone_of: Callable[[Sequence[float]], str] | None = None,
         rules: RulesView | None = None,
         config: TrackerConfig | None = None,
+        play_spots: Mapping[str, Point] | None = None,
     ) -> None:
         self.seat_of = seat_of
+        self.play_spots = dict(play_spots or {})
         self.zone_of = zone_of
         self.rules = rules
         self.config = config or TrackerConfig()
@@ -185,6 +196,7 @@ class PlayTracker:
         if np.hypot(centre[0] - track.anchor[0], centre[1] - track.anchor[1]) > self.config.still_frac * track.size:
             # Moving: reads of a card in a hand are blurred and it may still go elsewhere.
             track.anchor, track.still_since, track.moved = centre, t, True
+            track.rejected = False
             track.votes.clear()
             track.reads = 0
         track.centre = centre
@@ -205,14 +217,14 @@ class PlayTracker:
             if track.played is None:
                 if gone <= cfg.lost_s:
                     keep.append(track)
-            elif gone <= cfg.gone_s or (current is not None and track.trick >= current):
+            elif gone <= cfg.gone_s or (current is not None and track.trick >= current and gone <= cfg.long_gone_s):
                 keep.append(track)  # its trick is still on the table: occluded, not gathered
         self.tracks = keep
 
     def _maybe_play(self, track: Track, t: float, force: bool = False) -> dict[str, Any] | None:
         cfg = self.config
-        if track.played is not None or (track.last_t < t and not force):  # decide on a fresh read
-            return None
+        if track.played is not None or track.rejected or (track.last_t < t and not force):
+            return None  # decided already, or no fresh read to decide on
         if t - track.still_since < cfg.still_s - 1e-6 or track.reads < cfg.min_frames:
             return None
         ranked = sorted(track.votes.items(), key=lambda kv: -kv[1])
@@ -228,6 +240,9 @@ class PlayTracker:
             return self._play(track, best, share, uncertain=False, t=t, alternatives=ranked[1:3])
         if not waited:
             return None  # keep reading: more frames usually settle it
+        if max(share, plausible[0][1] if plausible else 0.0) < cfg.min_share:
+            track.rejected = True  # no read of it is even a little sure: a shadow, not a card
+            return None
         if not plausible:
             return self._play(track, best, share, uncertain=True, t=t, alternatives=ranked[1:3])
         card, p = plausible[0]
@@ -246,6 +261,21 @@ class PlayTracker:
                 return True
         return False
 
+    def _seat_of_spot(self, centre: Point) -> str:
+        """The seat whose play spot is nearest; a near tie goes to the seat whose turn it is
+        (a half-hidden card's quad drifts toward its neighbour's spot)."""
+        if not self.play_spots:
+            return self.seat_of(centre)
+        ranked = sorted(self.play_spots, key=lambda s: np.hypot(*np.subtract(self.play_spots[s], centre)))
+        first = ranked[0]
+        if len(ranked) > 1 and self.rules is not None:
+            d1 = float(np.hypot(*np.subtract(self.play_spots[first], centre)))
+            d2 = float(np.hypot(*np.subtract(self.play_spots[ranked[1]], centre)))
+            turn = self.rules.turn()
+            if d2 <= self.config.spot_tie * max(d1, 1.0) and turn in ranked[:2]:
+                return str(turn)
+        return first
+
     def _plausible(self, code: str) -> bool:
         return True if self.rules is None else bool(self.rules.plausible(code))
 
@@ -259,8 +289,10 @@ class PlayTracker:
         # (play spots are in front of their seats; a hand's first blurred glimpse near the
         # trick is no evidence of direction).
         travelled = np.hypot(track.origin[0] - track.centre[0], track.origin[1] - track.centre[1])
-        origin = track.origin if track.moved and travelled > self.config.origin_travel * track.size else track.centre
-        seat = self.seat_of(origin)
+        if track.moved and travelled > self.config.origin_travel * track.size:
+            seat = self.seat_of(track.origin)
+        else:
+            seat = self._seat_of_spot(track.centre)
         if self.rules is not None and self.rules.has_played(seat):
             uncertain = True  # a second card from one seat in one trick: more likely a misread
         event: dict[str, Any] = {
@@ -306,6 +338,10 @@ class RefereeView:
     def trick_number(self) -> int:
         deal = self.referee.deal
         return int(deal.trick_number) if deal is not None else 0
+
+    def turn(self) -> str | None:
+        turn = self.referee.turn
+        return str(turn) if turn is not None else None
 
     def has_played(self, seat: str) -> bool:
         """Whether ``seat`` already has a card in the trick in progress."""

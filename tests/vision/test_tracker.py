@@ -48,6 +48,7 @@ class Rules:
         self.played = set(played)
         self.trick = 1
         self.seats_played: set[str] = set()
+        self.whose_turn: str | None = None
 
     def plausible(self, card: str) -> bool:
         return card not in self.played
@@ -57,6 +58,9 @@ class Rules:
 
     def has_played(self, seat: str) -> bool:
         return seat in self.seats_played
+
+    def turn(self) -> str | None:
+        return self.whose_turn
 
 
 def run(tracker: PlayTracker, frames: Sequence[Detections], t0: float = 0.0) -> list[dict]:
@@ -180,3 +184,29 @@ def test_plays_come_out_in_the_order_the_cards_settled_even_when_the_first_is_ha
     events = run(tracker, [hard] * 3 + [merge(hard, easy)] * 4)
     assert [(e["seat"], e["card"]) for e in events] == [("N", "coppe_10"), ("S", "spade_2")]
     assert events[0]["uncertain"] is True and "uncertain" not in events[1]
+
+
+def test_a_card_between_two_play_spots_goes_to_the_seat_whose_turn_it_is() -> None:
+    spots = {"N": (640, 300), "E": (720, 370), "S": (640, 440), "W": (560, 370)}
+    rules = Rules()
+    rules.whose_turn = "E"
+    between = [card_at(676, 338, [("coppe_5", 0.97)])] * 6  # a hair nearer N's spot
+    assert run(PlayTracker(seat_of, zone_of, rules, play_spots=spots), between)[0]["seat"] == "E"
+    rules.whose_turn = "W"  # not one of the two candidates: the nearest spot wins
+    assert run(PlayTracker(seat_of, zone_of, rules, play_spots=spots), between)[0]["seat"] == "N"
+    clear = [card_at(712, 372, [("coppe_5", 0.97)])] * 6
+    rules.whose_turn = "N"  # a card clearly on E's spot stays E's: an out-of-turn play is reported
+    assert run(PlayTracker(seat_of, zone_of, rules, play_spots=spots), clear)[0]["seat"] == "E"
+
+
+def test_a_played_card_gone_long_is_forgotten_even_if_its_trick_seems_unfinished() -> None:
+    tracker = PlayTracker(seat_of, zone_of, Rules())
+    run(tracker, [card_at(600, 360, [("spade_9", 0.95)])] * 6)
+    run(tracker, [Detections.empty()] * 40, t0=0.6)  # gathered; the rules never saw the trick end
+    events = run(tracker, [card_at(602, 360, [("coppe_1", 0.95)])] * 6, t0=4.6)
+    assert [e["card"] for e in events] == ["coppe_1"]
+
+
+def test_a_blob_no_read_is_sure_of_is_never_a_play() -> None:
+    top = [("spade_1", 0.08), ("coppe_9", 0.07), ("bastoni_9", 0.06)]
+    assert run(PlayTracker(seat_of, zone_of, Rules()), [card_at(600, 360, top)] * 30) == []
