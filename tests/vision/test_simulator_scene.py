@@ -150,3 +150,19 @@ def test_both_families_have_face_sets_and_borderless_scans_get_a_white_border() 
 def test_missing_face_names_the_set_and_card() -> None:
     with pytest.raises(AssetError, match="nope/none"):
         face_sprite("nope/none", "coppe_3")
+
+
+def test_template_oracle_reads_ground_truth_crops() -> None:
+    import cv2
+
+    from referee.vision.simulator.oracle import TemplateClassifier
+
+    rng = np.random.default_rng(11)
+    spec = random_scene(rng, family="italian", face_set=ITALIAN, hands=0)
+    frame = render_scene(spec, rng)
+    cards = [c for c in frame.cards if c.occluded_fraction < 0.05]
+    dst = np.array([[0, 0], [63, 0], [63, 111], [0, 111]], np.float32)
+    crops = [cv2.warpPerspective(frame.image, cv2.getPerspectiveTransform(c.quad, dst), (64, 112)) for c in cards]
+    preds = TemplateClassifier(ITALIAN, "italian").classify(crops)
+    assert [p.card for p in preds] == [c.code if c.face_up else "back" for c in cards]
+    assert all(p.top[0][0] == p.card for p in preds)
