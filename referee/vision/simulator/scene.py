@@ -184,9 +184,12 @@ class _Canvas:
         self.labels: npt.NDArray[Any] = np.full(cloth.shape[:2], _EMPTY, np.int16)
         self.areas: list[int] = []
 
-    def copy(self) -> _Canvas:
+    def patch(self, box: tuple[int, int, int, int]) -> _Canvas:
+        """A private copy of the region ``box`` (x0, y0, x1, y1) to draw on."""
+        x0, y0, x1, y1 = box
         twin = _Canvas.__new__(_Canvas)
-        twin.rgb, twin.labels, twin.areas = self.rgb.copy(), self.labels.copy(), list(self.areas)
+        twin.rgb, twin.labels = self.rgb[y0:y1, x0:x1].copy(), self.labels[y0:y1, x0:x1].copy()
+        twin.areas = []
         return twin
 
     def roi(self, mat_pts: npt.NDArray[np.float64], pad: int) -> tuple[int, int, int, int] | None:
@@ -253,7 +256,6 @@ def _draw_card(canvas: _Canvas, spec: SceneSpec, card: CardSpec, label: int) -> 
     box, img, alpha = warped
     if spec.shadows:
         canvas.shade(box, alpha, 2.0 + card.lift * 0.25, 0.35)
-    # Face-down cards in a stack show an edge: darken the rim a touch so piles read as piles.
     canvas.areas.append(canvas.paste(box, img, alpha, label))
 
 
@@ -456,10 +458,7 @@ def _with_hands(
     uy0 = min(lay[0][0][1] for lay in layers)
     ux1 = max(lay[0][0][2] for lay in layers)
     uy1 = max(lay[0][0][3] for lay in layers)
-    patch = _Canvas.__new__(_Canvas)
-    patch.rgb = base.rgb[uy0:uy1, ux0:ux1].copy()
-    patch.labels = base.labels[uy0:uy1, ux0:ux1].copy()
-    patch.areas = []
+    patch = base.patch((ux0, uy0, ux1, uy1))
     n = len(records)
     before = _visible(patch.labels, n)
     for ((x0, y0, x1, y1), rgb, alpha, card_alpha), label in layers:
