@@ -246,6 +246,9 @@ class PlayTracker:
         if not plausible:
             return self._play(track, best, share, uncertain=True, t=t, alternatives=ranked[1:3])
         card, p = plausible[0]
+        if p < cfg.min_share / 2:  # the only possible card is barely in the running
+            track.rejected = True
+            return None
         others = [cp for cp in ranked if cp[0] != card][:2]
         return self._play(track, card, p, uncertain=True, t=t, alternatives=others)
 
