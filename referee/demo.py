@@ -55,6 +55,8 @@ class Stepper(Protocol):
 
     def seen(self) -> list[SeenCard]: ...
 
+    def banner(self, last_call: str) -> str: ...
+
 
 class RecordingReferee(Referee):
     """The rules core, keeping every event it accepted (what the vision stage fed it)."""
@@ -88,6 +90,9 @@ class TruthStepper:
 
     def seen(self) -> list[SeenCard]:
         return self._seen
+
+    def banner(self, last_call: str) -> str:
+        return last_call
 
 
 class SimOperator:
@@ -136,6 +141,10 @@ class WatchStepper:
 
     def seen(self) -> list[SeenCard]:
         return [SeenCard(s.card, s.quad, s.confidence) for s in self.live.seen()]
+
+    def banner(self, last_call: str) -> str:
+        """The live loop's own text (it shows confirm requests and camera faults too)."""
+        return "  ".join(t for t in (str(self.loop.last_text), str(self.loop.status_text)) if t) or last_call
 
 
 def watch_stepper(
@@ -274,7 +283,7 @@ def run_demo(
             if not quiet:
                 print(json.dumps(call), flush=True)
         if writer is not None:
-            writer.write(_annotate(frame.image, layout, stage.seen(), last_call, frame.t))
+            writer.write(_annotate(frame.image, layout, stage.seen(), stage.banner(last_call), frame.t))
         result.frames += 1
     if writer is not None:
         writer.close()

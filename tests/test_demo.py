@@ -71,3 +71,22 @@ def test_score_counts_right_phantom_and_winners() -> None:
     )
     sc = score(result)
     assert (sc.plays, sc.right, sc.phantom, sc.tricks, sc.winners_right) == (2, 2, 1, 1, 0)
+
+
+def test_watch_stepper_runs_the_live_loop_on_simulated_frames() -> None:
+    from referee.demo import RecordingReferee, watch_stepper
+    from referee.vision.simulator.video import simulate_game
+
+    sim = simulate_game("briscola-2", seed=1, fps=10)
+    ref = RecordingReferee()
+    stage, why = watch_stepper(sim, "italian", sim.layout, ref, oracle=True)
+    assert stage is not None, why
+    assert "oracle" in stage.name
+    calls = []
+    for frame in sim.frames(0, 12):
+        calls += stage.step(frame)
+    # The deal reached the referee through the operator path; turn calls come back.
+    assert ref.accepted[0]["event"] == "deal"
+    assert calls and calls[0]["call"] == "turn" and calls[0]["seat"] in sim.seats and calls[0]["t"] == 0.0
+    assert isinstance(stage.banner(""), str)
+    assert all(s.quad.shape == (4, 2) for s in stage.seen())
