@@ -63,7 +63,7 @@ def detect_image(pipeline: FramePipeline, image: Image, max_width: int = 1280) -
     small = image
     if scale != 1.0:
         small = np.asarray(cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8)
-    dets = pipeline.process(small)
+    dets = pipeline.process_still(small)
     if scale != 1.0 and len(dets):
         dets = type(dets)(
             quad=(dets.quad / np.float32(scale)).astype(np.float32),

@@ -67,6 +67,9 @@ class FinderConfig:
     #: bands narrower than that (glued to a card or not) while whole cards survive.
     open_frac: float = 0.3
     max_candidates: int = 24
+    #: Also look with a second, higher threshold (Otsu among the brighter pixels): cards on a
+    #: light table. Doubles the segmentation work, so it is for photos (``referee detect``).
+    upper_threshold: bool = False
     #: No card covers more than this fraction of the frame (a white table or board would).
     max_card_frac: float = 0.3
     #: Also propose card-shaped regions closed by edges (a white card on a white or light
@@ -102,14 +105,20 @@ class CardFinder:
         cfg = self.config
         scale = cfg.work_width / image.shape[1]
         small = np.asarray(cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8)
-        raw = whiteness_mask(small, cfg)
-        mask = fill_holes(raw)
-        short, long_ = self._expected_size(image, raw, mask, scale)
-        k = min(25, max(3, round(cfg.open_frac * short))) | 1  # capped: an ellipse's cost grows as k^2
-        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-        opened = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), np.uint8)
-        known = self._card_size is not None or cfg.card_height is not None
-        hyps = _hypotheses(opened, short, long_, cfg, size_known=known)
+        white = whiteness(small, cfg)
+        thresholds = _thresholds(white, cfg)
+        hyps: list[_Hypothesis] = []
+        for i, thr in enumerate(thresholds):
+            raw = _binary(white, thr)
+            mask = fill_holes(raw)
+            if i == 0:
+                short, long_ = self._expected_size(image, raw, mask, scale)
+            k = min(25, max(3, round(cfg.open_frac * short))) | 1  # capped: an ellipse's cost grows as k^2
+            kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+            opened = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), np.uint8)
+            known = self._card_size is not None or cfg.card_height is not None
+            more = _hypotheses(opened, short, long_, cfg, size_known=known)
+            hyps += _new_only(more, hyps, short, first_group=len(hyps))
         if cfg.edge_regions:
             hyps += _edge_card_hypotheses(small, hyps, cfg, first_group=len(hyps))
         hyps = sorted(hyps, key=lambda h: -h.score)[: cfg.max_candidates]
@@ -119,6 +128,16 @@ class CardFinder:
         crops = [rectify(image, q, cfg.crop_size) for q in quads]
         groups = np.array([h.group for h in hyps], np.int32)
         return Detections(quad=quads.astype(np.float32), crops=crops, group=groups)
+
+    def reset(self) -> None:
+        """Forget the card size (a new table, or an unrelated photo)."""
+        self._card_size = None
+        self._observed = False
+
+    @property
+    def card_size(self) -> tuple[float, float] | None:
+        """(short, long) card side in image pixels, once measured."""
+        return self._card_size
 
     def observe(self, quads: FloatArray) -> None:
         """Learn the card size from quads the classifier confirmed as cards (image px)."""
@@ -162,18 +181,53 @@ def _check_frame(image: object) -> None:
         raise FrameError(f"frame too small to hold a card: {image.shape[1]}x{image.shape[0]}")
 
 
-def whiteness_mask(small: Image, cfg: FinderConfig) -> Mask:
-    """255 where the pixel looks like card stock (bright, unsaturated); holes not yet filled."""
+def whiteness(small: Image, cfg: FinderConfig) -> Image:
+    """How much each pixel looks like card stock: bright and unsaturated (0..255)."""
     b, g, r = cv2.split(_white_balanced(small))
     lo = cv2.min(b, cv2.min(g, r))
     hi = cv2.max(b, cv2.max(g, r))
     sat = cv2.subtract(hi, lo)
-    white = cv2.addWeighted(lo, 1.0, sat, -cfg.saturation_weight, 0)  # saturates at 0
+    return np.asarray(cv2.addWeighted(lo, 1.0, sat, -cfg.saturation_weight, 0), np.uint8)  # saturates at 0
+
+
+def _thresholds(white: Image, cfg: FinderConfig) -> list[float]:
+    """Otsu's threshold, and with ``upper_threshold`` a second Otsu among the brighter pixels:
+    on a light table the first split is printing vs everything, the second card vs table."""
     otsu, _ = cv2.threshold(white, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
-    thr = float(np.clip(otsu, *cfg.white_threshold))
+    first = float(np.clip(otsu, *cfg.white_threshold))
+    if not cfg.upper_threshold:
+        return [first]
+    upper = white[white > first]
+    if upper.size < 100:
+        return [first]
+    second, _ = cv2.threshold(upper.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    return [first, float(second)] if float(second) > first + 10 else [first]
+
+
+def _binary(white: Image, thr: float) -> Mask:
     _, mask = cv2.threshold(white, thr, 255, cv2.THRESH_BINARY)
     # A card's thin white margin outside its printed frame line must stay one closed ring.
     return np.asarray(cv2.morphologyEx(mask, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)), np.uint8)
+
+
+def whiteness_mask(small: Image, cfg: FinderConfig) -> Mask:
+    """255 where the pixel looks like card stock (Otsu on :func:`whiteness`); holes not filled."""
+    white = whiteness(small, cfg)
+    return _binary(white, _thresholds(white, cfg)[0])
+
+
+def _new_only(more: list[_Hypothesis], found: list[_Hypothesis], short: float, first_group: int) -> list[_Hypothesis]:
+    """Hypotheses of a second threshold that are not already proposed, regrouped after ``found``."""
+    centres = [h.quad.mean(axis=0) for h in found]
+    out: list[_Hypothesis] = []
+    groups: dict[int, int] = {}
+    for h in more:
+        c = h.quad.mean(axis=0)
+        if any(float(np.hypot(*(c - o))) < 0.3 * short for o in centres):
+            continue
+        group = groups.setdefault(h.group, first_group + len(groups))
+        out.append(_Hypothesis(h.quad, h.score, group))
+    return out
 
 
 def _white_balanced(small: Image) -> Image:

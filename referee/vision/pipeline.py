@@ -82,6 +82,37 @@ class FramePipeline:
             dets = dets[keep]
         return identify(dets, self.classifier, self.min_confidence, self.cache)
 
+    def process_still(self, image: Image, sure: float = 0.8) -> Detections:
+        """One photo with no history (``referee detect``): the card size is unknown, so
+        read it from the cards the recogniser is sure of and look again at that size; with no
+        sure card, also try the larger cards of a close-up photo."""
+        self.finder.reset()
+        self.finder.config = replace(self.finder.config, upper_threshold=True)
+        try:
+            return self._process_still(image, sure)
+        finally:
+            self.finder.config = replace(self.finder.config, upper_threshold=False)
+
+    def _process_still(self, image: Image, sure: float) -> Detections:
+        first = self.process(image)
+        confident = first[first.confidence >= sure]
+        size = self.finder.card_size
+        if len(confident):
+            self.finder.reset()
+            self.finder.observe(confident.quad)
+            if size is None or abs(self.finder.card_size[1] - size[1]) > 0.15 * size[1]:  # type: ignore[index]
+                return _merge(first, self.process(image))
+            return first
+        best = first
+        for frac in (0.3, 0.5):
+            self.finder.reset()
+            self.finder.observe(_portrait_box(image.shape, frac))
+            again = self.process(image)
+            if float(again.confidence[again.confidence >= sure].sum()) > float(best.confidence[best.confidence >= sure].sum()):
+                best = again
+        self.finder.reset()
+        return best
+
     def _on_markers(self, dets: Detections) -> BoolArray:
         """The mat's white-bordered ArUco markers look like small cards to the finder."""
         to_image = getattr(self.layout, "to_image", None)
@@ -143,6 +174,34 @@ def identify(
     keep = (dets.card != BACK) & (dets.confidence >= min_confidence)
     dets = dets[keep]
     return _dedupe(_best_per_group(dets))
+
+
+def _portrait_box(shape: tuple[int, ...], frac: float) -> FloatArray:
+    """A card-shaped quad whose long side is ``frac`` of the frame height (a size prior)."""
+    h = frac * shape[0]
+    w = h / 1.6
+    return np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float32)
+
+
+def _merge(a: Detections, b: Detections) -> Detections:
+    """Both passes' cards; where they overlap, the more confident read."""
+    if not len(a) or not len(b):
+        return a if len(a) else b
+    both = Detections(
+        quad=np.concatenate([a.quad, b.quad]),
+        group=np.arange(len(a) + len(b), dtype=np.int32),
+        card=np.concatenate([a.card, b.card]),
+        confidence=np.concatenate([a.confidence, b.confidence]),
+        top=[*a.top, *b.top],
+    )
+    order = np.argsort(-both.confidence)
+    centres = both.centers
+    sizes = np.linalg.norm(both.quad[:, 0] - both.quad[:, 1], axis=1)
+    kept: list[int] = []
+    for i in order.tolist():
+        if all(np.linalg.norm(centres[i] - centres[j]) > 0.5 * sizes[j] for j in kept):
+            kept.append(i)
+    return both[np.array(sorted(kept), np.int64)]
 
 
 def _best_per_group(dets: Detections) -> Detections:
