@@ -59,13 +59,19 @@ class Stepper(Protocol):
 
 
 class RecordingReferee(Referee):
-    """The rules core, keeping every event it accepted (what the vision stage fed it)."""
+    """The rules core, keeping every event it was fed (``fed``) and those it took (``accepted``).
+
+    The benchmark scores what the camera fed: a play refused because an earlier miss ended
+    the deal (tournament briscola forfeits an out-of-turn play) is still the camera's read.
+    """
 
     def __init__(self) -> None:
         super().__init__()
+        self.fed: list[Event] = []
         self.accepted: list[Event] = []
 
     def apply(self, event: Any) -> list[Any]:
+        self.fed.append(dict(event))
         calls = super().apply(event)
         self.accepted.append(dict(event))
         return calls
@@ -184,7 +190,7 @@ class DemoResult:
     """What a demo run produced (returned for tests and the benchmark)."""
 
     calls: list[Call] = field(default_factory=list)
-    events: list[Event] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)  # what the vision stage fed the referee
     truth_events: list[Event] = field(default_factory=list)
     truth_plays: list[tuple[str, str]] = field(default_factory=list)
     truth_calls: list[Call] = field(default_factory=list)
@@ -289,7 +295,7 @@ def run_demo(
         writer.close()
     screens.final(result.calls)
     _dump(out / "calls.jsonl", result.calls)
-    result.events = ref.accepted
+    result.events = ref.fed
     if isinstance(stage, WatchStepper):
         result.confirms = stage.operator.asked
     _dump(out / "events.jsonl", result.events)
