@@ -73,8 +73,10 @@ class FinderConfig:
     #: No card covers more than this fraction of the frame (a white table or board would).
     max_card_frac: float = 0.3
     #: Also propose card-shaped regions closed by edges (a white card on a white or light
-    #: table has no whiteness contrast, but it has an outline).
-    edge_regions: bool = True
+    #: table has no whiteness contrast, but it has an outline).  None = only when the table
+    #: looks light (more than ``light_table_frac`` of the frame passes as card stock).
+    edge_regions: bool | None = None
+    light_table_frac: float = 0.3
     #: Fraction of a blob that must be non-white printing for it to count as a card when
     #: measuring the card size (a white check square has none).
     min_ink: float = 0.02
@@ -119,7 +121,8 @@ class CardFinder:
             known = self._card_size is not None or cfg.card_height is not None
             more = _hypotheses(opened, short, long_, cfg, size_known=known)
             hyps += _new_only(more, hyps, short, first_group=len(hyps))
-        if cfg.edge_regions:
+        light_table = float(np.count_nonzero(white >= thresholds[0])) > cfg.light_table_frac * white.size
+        if cfg.edge_regions or (cfg.edge_regions is None and light_table):
             hyps += _edge_card_hypotheses(small, hyps, cfg, first_group=len(hyps))
         hyps = sorted(hyps, key=lambda h: -h.score)[: cfg.max_candidates]
         if not hyps:

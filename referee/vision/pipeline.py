@@ -87,11 +87,12 @@ class FramePipeline:
         read it from the cards the recogniser is sure of and look again at that size; with no
         sure card, also try the larger cards of a close-up photo."""
         self.finder.reset()
-        self.finder.config = replace(self.finder.config, upper_threshold=True)
+        live = self.finder.config
+        self.finder.config = replace(live, upper_threshold=True, edge_regions=True)  # no time limit here
         try:
             return self._process_still(image, sure)
         finally:
-            self.finder.config = replace(self.finder.config, upper_threshold=False)
+            self.finder.config = live
 
     def _process_still(self, image: Image, sure: float) -> Detections:
         first = self.process(image)
