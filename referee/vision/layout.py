@@ -100,17 +100,32 @@ def _rect(cu: float, cv: float, hu: float, hv: float) -> Points:
 
 
 def _direction(angle: float) -> tuple[float, float]:
-    """Unit direction (normalised mat space) from the centre towards ``angle``."""
+    """Unit direction on the mat (mat units, not squashed to a square) towards ``angle``."""
     return (math.sin(angle), math.cos(angle))
+
+
+def _to_border(angle: float) -> float:
+    """Distance from the mat's centre to its border along ``angle`` (mat units)."""
+    dx, dy = _direction(angle)
+    w, h = MAT_SIZE
+    return min(w / 2 / abs(dx) if abs(dx) > 1e-9 else math.inf, h / 2 / abs(dy) if abs(dy) > 1e-9 else math.inf)
+
+
+def _along(angle: float, distance: float) -> tuple[float, float]:
+    dx, dy = _direction(angle)
+    return (MAT_SIZE[0] / 2 + dx * distance, MAT_SIZE[1] / 2 + dy * distance)
 
 
 def _sector(lo: float, hi: float, samples: int = 24) -> Points:
     """The mat sector between two angles: the centre plus the mat border from ``lo`` to ``hi``."""
-    pts = [_norm_to_mat(0.0, 0.0)]
-    for k in range(samples + 1):
-        du, dv = _direction(lo + (hi - lo) * k / samples)
-        t = 1.0 / max(abs(du), abs(dv))  # ray from the centre to the square border
-        pts.append(_norm_to_mat(du * t, dv * t))
+    w, h = MAT_SIZE
+    angles = [lo + (hi - lo) * k / samples for k in range(samples + 1)]
+    for cx, cy in ((0.0, 0.0), (w, 0.0), (w, h), (0.0, h)):  # keep the mat's corners square
+        a = math.atan2(cx - w / 2, cy - h / 2)
+        a = lo + (a - lo) % (2 * math.pi)
+        if a < hi:
+            angles.append(a)
+    pts = [_along(0.0, 0.0)] + [_along(a, _to_border(a)) for a in sorted(angles)]
     return np.array(pts)
 
 
@@ -211,10 +226,9 @@ class TableLayout:
         return self.seat_of_mat(tuple(self.to_mat([image_point])[0]))
 
     def seat_of_mat(self, mat_point: Sequence[float]) -> str:
+        """The seat whose direction (seen from the mat's centre) is nearest the point's."""
         w, h = MAT_SIZE
-        du = (float(mat_point[0]) - w / 2) / (w / 2)
-        dv = (float(mat_point[1]) - h / 2) / (h / 2)
-        angle = math.atan2(du, dv)
+        angle = math.atan2(float(mat_point[0]) - w / 2, float(mat_point[1]) - h / 2)
         angles = seat_angles(self.seats)
 
         def gap(seat: str) -> float:
@@ -227,31 +241,27 @@ class TableLayout:
     def play_spot(self, seat: str, reach: float = 0.2) -> tuple[float, float]:
         """Mat point where ``seat`` lays its card in a trick (overlapping its neighbours').
 
-        ``reach`` is the distance from the centre as a fraction of the mat's half height, the
-        same in both directions so the trick is a compact overlapping cluster.
+        ``reach`` is the distance from the centre as a fraction of the mat's half height.
         """
-        du, dv = _direction(seat_angles(self.seats)[seat])
-        return _norm_to_mat(du * reach * MAT_SIZE[1] / MAT_SIZE[0], dv * reach)
+        return _along(seat_angles(self.seats)[seat], reach * MAT_SIZE[1] / 2)
 
     def edge_point(self, seat: str) -> tuple[float, float]:
-        """Where ``seat``'s arm enters the mat (its border, straight behind its play spot)."""
-        du, dv = _direction(seat_angles(self.seats)[seat])
-        t = 1.0 / max(abs(du), abs(dv))
-        return _norm_to_mat(du * t * 1.08, dv * t * 1.08)
+        """Where ``seat``'s arm enters the mat (just past its border, behind its play spot)."""
+        angle = seat_angles(self.seats)[seat]
+        return _along(angle, _to_border(angle) * 1.08)
 
     def pile_spot(self, seat: str) -> tuple[float, float]:
         """Where ``seat`` (or its team) keeps its face-down won cards: near its edge, off to a side."""
         phi = seat_angles(self.seats)[seat]
-        for side in (0.45, -0.45, 0.8, -0.8):
-            du, dv = math.sin(phi + side), math.cos(phi + side)
-            t = 0.72 / max(abs(du), abs(dv))
-            u, v = _norm_to_mat(du * t, dv * t)
-            if not _inside(self.stock, u, v, margin=110.0):
+        for side in (0.3, -0.3, 0.55, -0.55):
+            u, v = _along(phi + side, _to_border(phi + side) * 0.72)
+            if not _inside(self.stock, u, v, margin=110.0) and self.seat_of_mat((u, v)) == seat:
                 return (u, v)
-        return _norm_to_mat(math.sin(phi) * 0.72, math.cos(phi) * 0.72)
+        return _along(phi, _to_border(phi) * 0.72)
 
     def stock_spot(self) -> tuple[float, float]:
         return _norm_to_mat(*STOCK_CENTRE)
+
 
     def image_polygons(self) -> dict[str, Points]:
         """Every zone as an image-pixel polygon (for drawing seat zones on frames)."""
