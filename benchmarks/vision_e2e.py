@@ -31,16 +31,9 @@ from pathlib import Path
 
 from referee.demo import Score, run_demo, score
 from referee.rules import available_games
-from referee.vision.simulator.random_scene import DEFAULT_FACE_SETS
+from referee.vision.simulator.random_scene import BENCHMARK_FACE_SETS as FACE_SETS
+from referee.vision.simulator.random_scene import BENCHMARK_TEXTURES as TEXTURES
 
-#: cloths: a checked tablecloth photo, a generated check, stripes, wood, felt
-TEXTURES = ("tovaglia", "check", "stripes", "legno", "felt")
-#: prints per family: the default set plus one other print
-FACE_SETS = {
-    "italian": (DEFAULT_FACE_SETS["italian"], "beezlie_napoletane_digital/napoletane",
-                "invido_regional_lowres/piacentine"),
-    "french": (DEFAULT_FACE_SETS["french"], "english_pattern_fomin_cc0/french", "knoll_vector_cards_pd/french"),
-}
 ITALIAN_GAMES = ("briscola-2", "briscola-4", "briscola-chiamata")
 
 

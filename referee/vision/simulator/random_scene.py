@@ -18,6 +18,16 @@ DEFAULT_FACE_SETS = {
 }
 
 
+#: the benchmarks' table matrix: cloths (a checked tablecloth photo, generated check and
+#: stripes, wood, felt) and prints (the default set plus two others per family)
+BENCHMARK_TEXTURES = ("tovaglia", "check", "stripes", "legno", "felt")
+BENCHMARK_FACE_SETS = {
+    "italian": (DEFAULT_FACE_SETS["italian"], "beezlie_napoletane_digital/napoletane",
+                "invido_regional_lowres/piacentine"),
+    "french": (DEFAULT_FACE_SETS["french"], "english_pattern_fomin_cc0/french", "knoll_vector_cards_pd/french"),
+}
+
+
 def pick_face_set(family: str, rng: np.random.Generator | None = None) -> str:
     """The default set of ``family`` (``italian``/``french``), or a random one when ``rng``."""
     if rng is None:

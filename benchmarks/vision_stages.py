@@ -1,0 +1,103 @@
+"""Where plays are lost: finder recall and recogniser accuracy on simulated still trick cards.
+
+For each play of simulated deals (every game, the cloths and prints of ``vision_e2e.py``), the
+frame 0.5 s after the card was laid is run through the frame pipeline once, and per cloth:
+
+  found     the finder proposed a quad over the card (IoU >= 0.5 with the true quad)
+  read      ... and the pipeline's card there is the right one
+  hidden    mean part of those cards hidden by others (tight tricks hide more)
+
+It needs no tracker and is ~20x cheaper than ``vision_e2e.py``; use it to see which stage
+to work on.
+
+    .venv/bin/python benchmarks/vision_stages.py                 # all games, 2 deals each
+    .venv/bin/python benchmarks/vision_stages.py --games belotta --seeds 4 --oracle
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import defaultdict
+from typing import Any
+
+import cv2
+import numpy as np
+
+from referee.rules import available_games
+from referee.vision.simulator.random_scene import BENCHMARK_FACE_SETS as FACE_SETS
+from referee.vision.simulator.random_scene import BENCHMARK_TEXTURES as TEXTURES
+
+ITALIAN_GAMES = ("briscola-2", "briscola-4", "briscola-chiamata")
+
+
+def iou(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two convex quads."""
+    a32, b32 = a.astype(np.float32).reshape(-1, 1, 2), b.astype(np.float32).reshape(-1, 1, 2)
+    inter, _ = cv2.intersectConvexConvex(a32, b32)
+    union = cv2.contourArea(a32) + cv2.contourArea(b32) - inter
+    return float(inter / union) if union > 0 else 0.0
+
+
+def classifier_for(family: str, face_set: str, oracle: bool) -> Any:
+    if oracle:
+        from referee.vision.simulator.oracle import TemplateClassifier
+
+        return TemplateClassifier(face_set, family)
+    from referee.recognition import CardClassifier
+
+    return CardClassifier.load(family, threads=1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    from referee.vision.pipeline import FramePipeline
+    from referee.vision.simulator.video import simulate_game
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", nargs="*", default=None)
+    parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument("--oracle", action="store_true", help="template matching instead of the recogniser")
+    args = parser.parse_args(argv)
+    stats: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0, 0.0])  # cloth -> n, found, read, hidden
+    run = 0
+    for game in args.games or available_games():
+        family = "italian" if game in ITALIAN_GAMES else "french"
+        for seed in range(1, args.seeds + 1):
+            texture = TEXTURES[run % len(TEXTURES)]
+            faces = FACE_SETS[family][run % len(FACE_SETS[family])]
+            run += 1
+            sim = simulate_game(game, deck=faces, seed=seed, texture=texture)
+            pipe = FramePipeline.create(classifier_for(family, faces, args.oracle), layout=sim.layout)
+            for play in sim.plays:
+                index = int(np.ceil((play.t + 0.5) * sim.fps))
+                frame = next(sim.frames(index, index + 1))
+                truth = [c for c in frame.cards if c.role == "trick" and c.code == play.card and c.seat == play.seat]
+                if not truth:
+                    continue  # gathered already (the last card of a trick lies still 0.7 s)
+                card = truth[0]
+                dets = pipe.process(frame.image)
+                raw = pipe.finder.find(frame.image)
+                found = any(iou(q, card.quad) >= 0.5 for q in raw.quad)
+                read = any(iou(q, card.quad) >= 0.5 and str(c) == play.card for q, c in zip(dets.quad, dets.card, strict=True))
+                row = stats[texture]
+                row[0] += 1
+                row[1] += found
+                row[2] += read
+                row[3] += card.occluded_fraction
+            print(f"{game:18} {texture:9} {faces:40} seed {seed}: {len(sim.plays)} plays", flush=True)
+    print(f"\n{'cloth':10} {'cards':>6} {'found':>8} {'read':>8} {'hidden':>7}")
+    total = [0, 0, 0, 0.0]
+    for texture, row in sorted(stats.items()):
+        n_cards, n_found, n_read, hidden = row
+        print(f"{texture:10} {n_cards:6.0f} {100 * n_found / n_cards:7.1f}% {100 * n_read / n_cards:7.1f}% "
+              f"{100 * hidden / n_cards:6.1f}%")
+        total = [a + b for a, b in zip(total, row, strict=True)]
+    n = total[0] or 1
+    print(f"{'all':10} {total[0]:6.0f} {100 * total[1] / n:7.1f}% {100 * total[2] / n:7.1f}% {100 * total[3] / n:6.1f}%")
+    print("found = finder quad IoU >= 0.5 with the true card; read = the pipeline's identity there is right "
+          "(one frame, 0.5 s after the card was laid)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
