@@ -138,20 +138,33 @@ class CardFinder:
         self._observed = False
 
     @property
+    def observed(self) -> bool:
+        """Whether the card size comes from cards the recogniser confirmed."""
+        return self._observed
+
+    @property
     def card_size(self) -> tuple[float, float] | None:
         """(short, long) card side in image pixels, once measured."""
         return self._card_size
 
-    def observe(self, quads: FloatArray) -> None:
-        """Learn the card size from quads the classifier confirmed as cards (image px)."""
-        if len(quads) == 0:
-            return
+    def observe(self, quads: FloatArray) -> bool:
+        """Learn the card size from quads the classifier confirmed as cards (image px).
+
+        Quads of a card's shape only (a sure read of a badly cut quad must not set the size);
+        returns whether any was used.
+        """
         q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
         a = np.linalg.norm(q[:, 1] - q[:, 0], axis=1)
         b = np.linalg.norm(q[:, 2] - q[:, 1], axis=1)
-        size = (float(np.median(np.minimum(a, b))), float(np.median(np.maximum(a, b))))
+        short, long_ = np.minimum(a, b), np.maximum(a, b)
+        lo, hi = self.config.aspect_range
+        ok = (short > 0) & (long_ >= lo * short) & (long_ <= min(hi, 2.0) * short)
+        if not ok.any():
+            return False
+        size = (float(np.median(short[ok])), float(np.median(long_[ok])))
+        self._card_size = size if not self._observed or self._card_size is None else _blend(self._card_size, size, 0.3)
         self._observed = True
-        self._card_size = size if self._card_size is None else _blend(self._card_size, size, 0.3)
+        return True
 
     def _expected_size(self, image: Image, raw: Mask, mask: Mask, scale: float) -> tuple[float, float]:
         """Card (short, long) side in work px: layout, else confirmed cards, else single blobs."""

@@ -94,24 +94,30 @@ class FramePipeline:
         finally:
             self.finder.config = live
 
-    def _process_still(self, image: Image, sure: float) -> Detections:
+    def find_card_size(self, image: Image, priors: Sequence[float] = (0.12, 0.24), sure: float = 0.8) -> Detections:
+        """A live frame while the card size is still unknown: like :meth:`process_still`, with
+        the size priors of a camera over a table (card long side as a fraction of the height)."""
+        return self._process_still(image, sure, priors)
+
+    def _process_still(self, image: Image, sure: float, priors: Sequence[float] = (0.3, 0.5)) -> Detections:
         first = self.process(image)
         confident = first[first.confidence >= sure]
         size = self.finder.card_size
-        if len(confident):
-            self.finder.reset()
-            self.finder.observe(confident.quad)
-            if size is None or abs(self.finder.card_size[1] - size[1]) > 0.15 * size[1]:  # type: ignore[index]
+        self.finder.reset()
+        if len(confident) and self.finder.observe(confident.quad):
+            new = self.finder.card_size
+            if size is None or new is None or abs(new[1] - size[1]) > 0.15 * size[1]:
                 return _merge(first, self.process(image))
             return first
         best = first
-        for frac in (0.3, 0.5):
+        for frac in priors:
             self.finder.reset()
             self.finder.observe(_portrait_box(image.shape, frac))
             again = self.process(image)
             if float(again.confidence[again.confidence >= sure].sum()) > float(best.confidence[best.confidence >= sure].sum()):
                 best = again
         self.finder.reset()
+        self.finder.observe(best[best.confidence >= sure].quad)  # keep the size that worked
         return best
 
     def _on_markers(self, dets: Detections) -> BoolArray:
@@ -292,7 +298,11 @@ class LiveVision:
             if self.apply_plays:
                 self._apply(event)
         start = time.perf_counter()
-        dets = self.pipeline.process(image)
+        finder = self.pipeline.finder
+        if finder.observed or finder.config.card_height is not None:
+            dets = self.pipeline.process(image)
+        else:  # no card confirmed yet: the size is a guess, so try a few
+            dets = self.pipeline.find_card_size(image)
         self.timings_ms.append((time.perf_counter() - start) * 1000)
         self.last = dets
         sure = dets[dets.confidence >= 0.9]
