@@ -253,11 +253,12 @@ class PlayTracker:
         return self._play(track, card, p, uncertain=True, t=t, alternatives=others)
 
     def _repeat_of_a_played_card(self, track: Track, best: str) -> bool:
-        """A played card's own spot showing its card again (after a long occlusion)."""
+        """A played card read again close to its spot: after a long occlusion, or a second
+        hypothesis of the same card's extent (its centre is off by up to half a card)."""
         for other in self.tracks:
             if other is not track and other.played == best and np.hypot(
                 other.centre[0] - track.centre[0], other.centre[1] - track.centre[1]
-            ) < 0.3 * other.size:
+            ) < 0.5 * other.size:
                 other.last_t = track.last_t
                 track.played = best  # adopt silently: the same card, not a new play
                 track.trick = other.trick

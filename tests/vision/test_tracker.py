@@ -210,3 +210,9 @@ def test_a_played_card_gone_long_is_forgotten_even_if_its_trick_seems_unfinished
 def test_a_blob_no_read_is_sure_of_is_never_a_play() -> None:
     top = [("spade_1", 0.08), ("coppe_9", 0.07), ("bastoni_9", 0.06)]
     assert run(PlayTracker(seat_of, zone_of, Rules()), [card_at(600, 360, top)] * 30) == []
+
+
+def test_two_hypotheses_of_one_card_make_one_play() -> None:
+    tracker = PlayTracker(seat_of, zone_of, Rules())
+    both = merge(card_at(600, 360, [("denari_1", 0.97)]), card_at(640, 372, [("denari_1", 0.9)]))
+    assert [e["card"] for e in run(tracker, [both] * 6)] == ["denari_1"]
