@@ -150,20 +150,18 @@ class VisionFeed:
 
 
 class LiveRules:
-    """The tracker's view of the rules, always over the box's *current* referee (it is
-    replaced on resume and at a new match)."""
+    """The tracker's view of the rules (``referee.vision.tracker.RefereeView``: plausible,
+    trick_number, turn, has_played...), always over the box's *current* referee, which is
+    replaced on resume and at a new match. Unknown questions go to a fresh RefereeView, so
+    the tracker may ask new ones without a change here."""
 
     def __init__(self, referee_of: Callable[[], Any]) -> None:
         self.referee_of = referee_of
 
-    def plausible(self, card: str) -> bool:
+    def __getattr__(self, name: str) -> Any:
         from referee.vision.tracker import RefereeView
 
-        return bool(RefereeView(self.referee_of()).plausible(card))
-
-    def trick_number(self) -> int:
-        deal = self.referee_of().deal
-        return int(deal.trick_number) if deal is not None else 0
+        return getattr(RefereeView(self.referee_of()), name)
 
     def cards_on_table(self) -> list[str]:
         """The current trick's recorded cards (what a restarted camera sees again)."""

@@ -124,6 +124,11 @@ def test_live_rules_follow_the_box_referee(cfg: BoxConfig, clock: FakeClock) -> 
     assert not rules.plausible("10H")  # not in the deck
     assert rules.trick_number() == 1
     assert rules.cards_on_table() == ["coppe_3"]
+    from referee.vision.tracker import RulesView
+
+    asked = [n for n in vars(RulesView) if not n.startswith("_")]
+    assert asked and all(callable(getattr(rules, name)) for name in asked)  # whatever it asks
+    assert rules.has_played("N") and rules.turn() == "W"
 
 
 def test_tracker_uncertain_play_offers_its_alternatives(cfg: BoxConfig, clock: FakeClock) -> None:
