@@ -373,6 +373,9 @@ class _ScreenWriter:
     def add(self, call: Call) -> None:
         if self._screens is None:
             return
+        if call.get("call") == "confirm":  # the box asks the table with its confirm screen
+            self._save(self._screens.ConfirmScreen(str(call["seat"]), str(call["card"])), "confirm")
+            return
         made = self._screens.screen_for_call(call)
         if made is None:
             return

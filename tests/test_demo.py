@@ -90,3 +90,12 @@ def test_watch_stepper_runs_the_live_loop_on_simulated_frames() -> None:
     assert calls and calls[0]["call"] == "turn" and calls[0]["seat"] in sim.seats and calls[0]["t"] == 0.0
     assert isinstance(stage.banner(""), str)
     assert all(s.quad.shape == (4, 2) for s in stage.seen())
+
+
+def test_confirm_requests_get_the_box_confirm_screen(tmp_path: Path) -> None:
+    from referee.demo import _ScreenWriter
+
+    writer = _ScreenWriter(tmp_path, print)
+    writer.add({"call": "confirm", "seat": "N", "card": "coppe_3", "confidence": 0.4})
+    writer.add({"call": "turn", "seat": "N"})  # no screen of its own
+    assert sorted(p.name for p in tmp_path.glob("*.png")) == ["001_confirm.png"]
