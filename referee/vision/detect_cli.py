@@ -40,6 +40,8 @@ def run(args: argparse.Namespace) -> int:
     classifier = CardClassifier.load(args.deck, model_dir=args.models, threads=args.threads)
     pipeline = FramePipeline.create(classifier)
     pipeline.min_confidence = args.min_confidence
+    w, h = classifier.input_size
+    classifier.classify([np.zeros((h, w, 3), np.uint8)])  # warm up: the first run is slow, not the frame
     status = 0
     for path in args.images:
         result = detect_file(pipeline, path, args.max_width)
