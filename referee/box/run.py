@@ -15,6 +15,7 @@ Faults keep the match: no frames -> fault screen, red heartbeat, retries every
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import queue
 import signal
@@ -45,6 +46,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", type=Path, default=DEFAULT_PATH, help=f"TOML config (default {DEFAULT_PATH})")
     parser.add_argument("--events", type=Path, help="referee a JSON Lines event log instead of the camera")
     parser.add_argument("--pace", type=float, default=0.5, help="seconds between events of --events (default 0.5)")
+    parser.add_argument("--sim-events", type=Path, help="with camera.source = 'sim': the event log the simulation acts out")
     parser.add_argument("--state-dir", type=Path, help="override state_dir of the config")
     parser.add_argument("--language", choices=("it", "en"), help="override the display language")
     parser.add_argument("--no-hardware", action="store_true", help="no LEDs, buzzer, buttons or display")
@@ -159,7 +161,14 @@ def _open_feed(cfg: BoxConfig, args: argparse.Namespace, box: Box) -> Feed:
     # imports OpenCV and the recogniser: only when a camera is configured
     from referee.box.vision_feed import LiveRules, open_vision_feed
 
-    return open_vision_feed(cfg, LiveRules(lambda: box.referee))
+    sim_events = None
+    if args.sim_events is not None:
+        try:
+            lines = args.sim_events.read_text(encoding="utf-8").splitlines()
+            sim_events = [json.loads(line) for line in lines if line.strip()]
+        except (OSError, ValueError) as exc:
+            raise CameraError(f"{args.sim_events}: cannot read the simulation's events: {exc}") from exc
+    return open_vision_feed(cfg, LiveRules(lambda: box.referee), sim_events)
 
 
 def _hardware(cfg: BoxConfig, args: argparse.Namespace, gestures: queue.Queue[tuple[str, str]]) -> tuple[Any, ScreenSink, Any]:

@@ -170,8 +170,11 @@ class LiveRules:
         return [card.code for _, card in trick.plays] if trick is not None else []
 
 
-def open_vision_feed(cfg: BoxConfig, rules_view: Any) -> VisionFeed:
-    """Source, recogniser, layout and tracker as the config says. Raises :class:`CameraError`
+def open_vision_feed(
+    cfg: BoxConfig, rules_view: Any, sim_events: list[dict[str, Any]] | None = None
+) -> VisionFeed:
+    """Source, recogniser, layout and tracker as the config says; ``sim_events`` is the event
+    log a ``sim`` source acts out (default: a random deal). Raises :class:`CameraError`
     (naming what is missing) when one cannot be had."""
     try:
         from referee.recognition import CardClassifier
@@ -185,8 +188,10 @@ def open_vision_feed(cfg: BoxConfig, rules_view: Any) -> VisionFeed:
     try:
         live = is_live(cfg)
         sized = not cfg.camera.source.startswith("file:")  # files keep their own frame size
-        size = {"size": (cfg.camera.width, cfg.camera.height)} if sized else {}
-        source = open_source(spec, **size)
+        kwargs: dict[str, Any] = {"size": (cfg.camera.width, cfg.camera.height)} if sized else {}
+        if sim_events is not None and spec.startswith("sim"):
+            kwargs["events"] = sim_events
+        source = open_source(spec, **kwargs)
         game = getattr(source, "game", None)  # a simulation knows its true layout and events
         if cfg.layout is not None:
             layout = TableLayout.load(cfg.layout)

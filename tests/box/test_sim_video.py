@@ -1,75 +1,79 @@
-"""`referee run`'s camera path on a simulated video: the referee's calls match the truth, and a
-run cut off mid-deal (nothing closed, as after kill -9) resumes to the same calls.
+"""The crash test on simulated video: `referee run` with camera.source = "sim" (the whole vision
+pipeline: rendered frames -> finder -> recogniser -> tracker -> rules core) is SIGKILLed mid-deal,
+restarted, and ends with the same calls as an uninterrupted run, which equal the truth.
 
 Needs the committed recogniser model (models/italian.onnx); skipped until it exists.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from box.helpers import RecordingSignals
-from referee.box.app import Box
-from referee.box.config import BoxConfig
-from referee.box.display import NullDisplay
-from referee.box.notify import Notifier
-from referee.box.run import Runner
+from box.helpers import write_jsonl
 from referee.box.state import MatchStore
-from referee.box.vision_feed import LiveRules, VisionFeed
-from referee.paths import models_dir
+from referee.paths import REPO_ROOT, models_dir
+from referee.replay import replay_lines
 from referee.rules.playout import random_deal_events
 
 pytestmark = pytest.mark.skipif(
     not (models_dir() / "italian.onnx").is_file(), reason="no recogniser model committed yet"
 )
 
-PLAYS = 8  # two tricks of briscola-4: enough to cross a trick boundary, short enough to be quick
+PLAYS = 8  # two tricks of briscola-4: crosses a trick boundary, short enough to render quickly
 
 
-def sim_feed(box: Box, events: list[dict[str, Any]]) -> VisionFeed:
-    from referee.recognition import CardClassifier
-    from referee.vision.pipeline import FramePipeline
-    from referee.vision.sources import SimulatorSource
-    from referee.vision.tracker import PlayTracker
-
-    source = SimulatorSource("briscola-4", seed=3, events=events, gestures=False)
-    layout = source.game.layout
-    pipeline = FramePipeline.create(CardClassifier.load("italian", threads=1), layout=layout)
-    tracker = PlayTracker(seat_of=layout.seat_of, zone_of=layout.zone_of, rules=LiveRules(lambda: box.referee))
-    return VisionFeed(source, pipeline.process, tracker, list(source.game.timed_events))
+def command(cfg: Path, sim_events: Path, state: Path) -> list[str]:
+    return [sys.executable, "-m", "referee", "run", "--config", str(cfg), "--sim-events", str(sim_events),
+            "--state-dir", str(state), "--no-hardware", "--log-level", "WARNING"]
 
 
-def run_box(cfg: BoxConfig, events: list[dict[str, Any]], stop_after: int | None = None) -> list[dict[str, Any]]:
-    store = MatchStore.open(cfg.state_dir)
-    box = Box(cfg, store, RecordingSignals(), NullDisplay())
-    feed = sim_feed(box, events)
-    runner = Runner(cfg, box, feed, Notifier(None))
-    if stop_after is not None:
-        original = box.handle
-
-        def handle(event: dict[str, Any], pos: int | None = None) -> list[dict[str, Any]]:
-            calls = original(event, pos)
-            if len(store.events(1)) >= stop_after:
-                runner.stopping = True  # walk away mid-deal: nothing closed or flushed
-            return calls
-
-        box.handle = handle  # type: ignore[method-assign]
-    runner.run()
-    return store.calls(1) if store.matches() else []
+def recorded(state: Path) -> int:
+    path = state / "matches.sqlite"
+    if not path.exists():
+        return 0
+    try:
+        with MatchStore.open(state, read_only=True) as store:
+            return sum(m.events for m in store.matches())
+    except Exception:
+        return 0
 
 
-def test_sim_video_calls_and_resume_after_a_cut(tmp_path: Path, cfg: BoxConfig) -> None:
+def calls_of(state: Path) -> list[dict[str, Any]]:
+    with MatchStore.open(state, read_only=True) as store:
+        (match,) = store.matches()
+        return store.calls(match.id)
+
+
+def test_sigkill_on_simulated_video_then_restart_gives_the_same_calls(tmp_path: Path) -> None:
     events = random_deal_events("briscola-4", seed=3)[: 1 + PLAYS]
-    cfg = replace(cfg, camera=replace(cfg.camera, no_frame_timeout_s=60.0))
-    calm = run_box(replace(cfg, state_dir=tmp_path / "calm"), events)
-    truth = Box(cfg, MatchStore.open(tmp_path / "truth"), RecordingSignals(), NullDisplay())
-    expected = [c for e in events for c in truth.handle(e)]
-    assert calm == expected
+    sim_events = write_jsonl(tmp_path / "deal.jsonl", events)
+    cfg = tmp_path / "config.toml"
+    text = (REPO_ROOT / "hardware" / "config.toml").read_text()
+    cfg.write_text(text.replace('source = "picamera2"', 'source = "sim:3"').replace("no_frame_timeout_s = 3.0", "no_frame_timeout_s = 60.0"))
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    truth: list[dict[str, Any]] = []
+    replay_lines([json.dumps(e) for e in events], truth.append)
 
-    cut = replace(cfg, state_dir=tmp_path / "cut")
-    run_box(cut, events, stop_after=5)
-    assert run_box(cut, events) == expected
+    calm = tmp_path / "calm"
+    subprocess.run(command(cfg, sim_events, calm), check=True, env=env, timeout=400)
+    assert calls_of(calm) == truth
+
+    crashed = tmp_path / "crashed"
+    proc = subprocess.Popen(command(cfg, sim_events, crashed), env=env)
+    deadline = time.time() + 300
+    while recorded(crashed) < 5 and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    assert proc.wait(timeout=30) == -signal.SIGKILL
+    assert 5 <= recorded(crashed) < 1 + PLAYS  # killed mid-deal
+    subprocess.run(command(cfg, sim_events, crashed), check=True, env=env, timeout=400)
+    assert calls_of(crashed) == truth
