@@ -286,7 +286,6 @@ class LiveVision:
         ref = referee if referee is not None else Referee()
         pipeline = FramePipeline.create(classifier, layout=layout)
         pipeline.cache = ReadCache()
-        pipeline.min_confidence = 0.15  # the tracker votes over frames: keep weak reads
         tracker = PlayTracker(layout.seat_of, layout.zone_of, RefereeView(ref), tracker_config, _play_spots(layout))
         return cls(pipeline, tracker, ref, apply_plays)
 
