@@ -394,10 +394,8 @@ def _partial_card_quads(contour: Contour, area: float, short: float, long_: floa
     (cx, cy), (w, h), angle = cv2.minAreaRect(contour)
     if area < 0.72 * w * h:  # rounded corners (and the opening) weigh more on a short piece
         return []
-    if w < h:  # make w the side that should be the card's short side
-        w, h = h, w
-        angle += 90
-    # Now the candidate's short side is along `h`'s axis? Decide by which side matches `short`.
+    # Which side is the card's width: the one closest to a card's short side.  minAreaRect's
+    # width runs along ``angle``, its height along ``angle + 90``.
     sides = sorted([(abs(w - short), w, h, angle), (abs(h - short), h, w, angle + 90)])
     err, across, along, ang = sides[0]
     if err > 0.2 * short or not (0.35 * long_ <= along <= 0.85 * long_):
