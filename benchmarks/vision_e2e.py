@@ -6,7 +6,8 @@ vision stage (finder + recogniser + play tracker, as in ``referee demo``) turns 
 play events, and the rules core referees them.  Against the simulator's truth it prints:
 
   plays right   true plays fed to the referee with the right card AND seat (target >= 99.9 %)
-  phantom       plays the vision made up or got wrong (target 0)
+  misread       plays fed for a seat that did play, with another card
+  phantom       plays fed for a seat that had nothing more to play (target 0)
   winners       tricks whose winner the referee called right (target all)
   confirms      plays the camera was unsure of; a simulated operator answered with the card
                 on the table (so a confirmed play counts as right: that is how the box works)
@@ -27,6 +28,7 @@ import io
 import sys
 import tempfile
 import time
+from dataclasses import astuple
 from pathlib import Path
 
 from referee.demo import Score, run_demo, score
@@ -47,9 +49,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="template matching instead of the recogniser (finder + tracker alone)")
     args = parser.parse_args(argv)
     games = args.games or available_games()
-    totals = Score(0, 0, 0, 0, 0)
+    totals = Score(0, 0, 0, 0, 0, 0)
     started = time.perf_counter()
-    print(f"{'game':18} {'cloth':9} {'faces':40} seed  plays right  phantom  winners  confirms    s")
+    print(f"{'game':18} {'cloth':9} {'faces':40} seed  plays right  misread  phantom  winners  confirms    s")
     confirms = 0
     run = 0
     for game in games:
@@ -63,15 +65,15 @@ def main(argv: list[str] | None = None) -> int:
                                   fps=args.fps, truth_vision=args.truth_vision, video=False, quiet=True,
                                   oracle=args.oracle)
             sc = score(result)
-            totals = Score(*(a + b for a, b in zip(
-                (totals.plays, totals.right, totals.phantom, totals.tricks, totals.winners_right),
-                (sc.plays, sc.right, sc.phantom, sc.tricks, sc.winners_right), strict=True)))
+            totals = Score(*(a + b for a, b in zip(astuple(totals), astuple(sc), strict=True)))
             confirms += result.confirms
-            print(f"{game:18} {texture:9} {faces:40} {seed:4}  {sc.right:3}/{sc.plays:<3}   {sc.phantom:5}  "
+            print(f"{game:18} {texture:9} {faces:40} {seed:4}  {sc.right:3}/{sc.plays:<3}   {sc.misread:5}  "
+                  f"{sc.phantom:7}  "
                   f"{sc.winners_right:3}/{sc.tricks:<3}  {result.confirms:8} {result.seconds:5.0f}", flush=True)
     pct = 100.0 * totals.right / totals.plays if totals.plays else 0.0
     print(f"\nvision: {result.vision}")
     print(f"plays correctly attributed (card+seat): {totals.right}/{totals.plays} = {pct:.2f} % (target >= 99.9 %)")
+    print(f"misread plays (right seat, wrong card): {totals.misread}")
     print(f"phantom plays: {totals.phantom} (target 0)")
     print(f"trick winners right: {totals.winners_right}/{totals.tricks} (target all)")
     print(f"operator confirms asked: {confirms} (plays the camera was unsure of; the simulated operator "

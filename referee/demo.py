@@ -406,26 +406,39 @@ class Score:
     """Vision against the truth for one deal."""
 
     plays: int  # true plays
-    right: int  # true plays seen with the right card and seat
-    phantom: int  # plays the vision made up (or got wrong)
+    right: int  # true plays fed to the referee with the right card and seat
+    misread: int  # plays fed for a seat that did play, but with another card
+    phantom: int  # plays fed for a seat that had played nothing more
     tricks: int  # true tricks
     winners_right: int  # tricks whose winner the referee got right
 
 
 def score(result: DemoResult) -> Score:
-    """Compare the vision's play events with the truth, one to one, in order of appearance."""
+    """Compare the vision's play events with the truth, one to one.
+
+    Exact (seat, card) matches first; a leftover fed play of a seat with a leftover true play
+    is a misread, any other leftover is a phantom.
+    """
     truth = list(result.truth_plays)
     played = [(str(e["seat"]), str(e["card"])) for e in result.events if e.get("event") == "play"]
     unmatched = list(truth)
-    right = 0
+    leftovers = []
     for play in played:
         if play in unmatched:
             unmatched.remove(play)
-            right += 1
+        else:
+            leftovers.append(play)
+    misread = 0
+    for seat, _ in leftovers:
+        same_seat = next((p for p in unmatched if p[0] == seat), None)
+        if same_seat is not None:
+            unmatched.remove(same_seat)
+            misread += 1
+    right = len(played) - len(leftovers)
     true_tricks = [(c["number"], c["winner"]) for c in result.truth_calls if c["call"] == "trick"]
     got_tricks = {(c["number"], c["winner"]) for c in result.calls if c["call"] == "trick"}
     winners = sum(1 for t in true_tricks if t in got_tricks)
-    return Score(len(truth), right, len(played) - right, len(true_tricks), winners)
+    return Score(len(truth), right, misread, len(leftovers) - misread, len(true_tricks), winners)
 
 
 def _summary(result: DemoResult, say: Any) -> None:
@@ -437,7 +450,7 @@ def _summary(result: DemoResult, say: Any) -> None:
     else:
         say("final score: the deal did not finish (missed plays?)", always=True)
     sc = score(result)
-    say(f"# vision vs truth: {sc.right}/{sc.plays} plays right, {sc.phantom} phantom, "
+    say(f"# vision vs truth: {sc.right}/{sc.plays} plays right, {sc.misread} misread, {sc.phantom} phantom, "
         f"{sc.winners_right}/{sc.tricks} trick winners, {result.confirms} operator confirms; "
         f"{result.frames} frames in {result.seconds:.1f} s ({result.vision})")
     say(f"# wrote {result.out}/annotated.mp4, screens/, calls.jsonl, events.jsonl, truth.jsonl")

@@ -35,7 +35,7 @@ def test_demo_cli_prints_calls_and_the_final_score(tmp_path: Path, capsys: pytes
     out = capsys.readouterr().out
     lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     assert any(c["call"] == "trick" for c in lines)
-    assert "final score:" in out and "32/32 plays right, 0 phantom" in out
+    assert "final score:" in out and "32/32 plays right, 0 misread, 0 phantom" in out
     assert not (tmp_path / "annotated.mp4").exists()
 
 
@@ -70,7 +70,10 @@ def test_score_counts_right_phantom_and_winners() -> None:
         calls=[{"call": "trick", "number": 1, "winner": "N"}],
     )
     sc = score(result)
-    assert (sc.plays, sc.right, sc.phantom, sc.tricks, sc.winners_right) == (2, 2, 1, 1, 0)
+    assert (sc.plays, sc.right, sc.misread, sc.phantom, sc.tricks, sc.winners_right) == (2, 2, 0, 1, 1, 0)
+    result.events.append({"event": "play", "seat": "N", "card": "coppe_9"})
+    result.truth_plays.append(("N", "coppe_8"))
+    assert score(result).misread == 1
 
 
 def test_watch_stepper_runs_the_live_loop_on_simulated_frames() -> None:
