@@ -16,8 +16,10 @@ the frame time ``t``.  Besides the core's calls the loop prints:
 * ``{"call": "error", "detail"}`` for operator lines that are not valid JSON or are rejected.
 
 Operator events (``deal``, ``confirm``, ``undo``, contracts...) come from ``--events FILE``
-(JSON Lines, followed as it grows, ``-`` for stdin).  Without a ``deal`` event the loop deals
-itself: briscola games wait until the face-up briscola is read in the stock zone.
+(JSON Lines, followed as it grows, ``-`` for stdin); a ``sim:`` source without ``--events``
+plays the simulated operator (its deal and contract events, never its plays).  Without a
+``deal`` event the loop deals itself: briscola games wait until the face-up briscola is read in
+the stock zone.
 """
 
 from __future__ import annotations
@@ -78,6 +80,10 @@ def run(args: argparse.Namespace) -> int:
     live = LiveVision.create(layout, classifier, referee, apply_plays=False)
     loop = WatchLoop(live, referee, args.game, layout.seats, args.confirm_below)
     feed = OperatorFeed(args.events) if args.events else None
+    scripted: list[tuple[float, Event]] = []
+    if feed is None and isinstance(source, SimulatorSource):
+        timed = sorted(source.game.timed_events, key=lambda te: te[0])
+        scripted = [(t, dict(e)) for t, e in timed if e.get("event") != "play"]
     video = AnnotatedVideo(args.annotate) if args.annotate else None
     frames = 0
     try:
@@ -87,6 +93,9 @@ def run(args: argparse.Namespace) -> int:
             except EndOfSource:
                 break
             operator = feed.poll() if feed is not None else []
+            if frame is not None and scripted:  # a simulated table's operator: deal, contracts
+                while scripted and scripted[0][0] <= frame.t + 1e-9:
+                    operator.append(scripted.pop(0)[1])
             if frame is None:
                 _emit(loop.camera(False, source.last_error or "no frame", operator))
                 time.sleep(0.05)
