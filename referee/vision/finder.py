@@ -102,10 +102,14 @@ class CardFinder:
     _card_size: tuple[float, float] | None = None  # (short, long) in full-frame px
     _observed: bool = False  # the size came from classified cards: trust it over blob shapes
 
-    def find(self, image: Image) -> Detections:
+    def find(self, image: Image, focus: FloatArray | None = None) -> Detections:
+        """Card quads and crops in ``image``.  ``focus`` (a polygon in image pixels, e.g. the
+        layout's play area) limits the costly splitting of overlapping cards to blobs that
+        touch it; single cards are found everywhere."""
         _check_frame(image)
         cfg = self.config
         scale = cfg.work_width / image.shape[1]
+        focus_work = None if focus is None else (np.asarray(focus, np.float32) * scale).reshape(-1, 1, 2)
         small = np.asarray(cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8)
         white = whiteness(small, cfg)
         thresholds = _thresholds(white, cfg)
@@ -119,7 +123,7 @@ class CardFinder:
             kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
             opened = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), np.uint8)
             known = self._card_size is not None or cfg.card_height is not None
-            more = _hypotheses(opened, short, long_, cfg, size_known=known)
+            more = _hypotheses(opened, short, long_, cfg, size_known=known, focus=focus_work)
             hyps += _new_only(more, hyps, short, first_group=len(hyps))
         light_table = float(np.count_nonzero(white >= thresholds[0])) > cfg.light_table_frac * white.size
         if cfg.edge_regions or (cfg.edge_regions is None and light_table):
@@ -290,7 +294,8 @@ def _single_card_sizes(raw: Mask, filled: Mask, cfg: FinderConfig) -> list[tuple
 
 
 def _hypotheses(
-    mask: Mask, short: float, long_: float, cfg: FinderConfig, size_known: bool = True
+    mask: Mask, short: float, long_: float, cfg: FinderConfig, size_known: bool = True,
+    focus: Contour | None = None,
 ) -> list[_Hypothesis]:
     out: list[_Hypothesis] = []
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -314,6 +319,8 @@ def _hypotheses(
         # Smaller than a card, or ragged: cloth pattern (check squares), not cards.
         if area < 0.7 * card_area or cv2.contourArea(cv2.convexHull(contour)) > 1.8 * area:
             continue
+        if focus is not None and not _touches(focus, contour):
+            continue  # overlapping cards outside the play area are piles, not tricks
         out.extend(_corner_hypotheses(mask, contour, short, long_, cfg, first_group=len(out)))
     return out
 
@@ -356,6 +363,12 @@ def _edge_card_hypotheses(
         out.append(_Hypothesis(quad, 1.5, first_group + len(out)))
         centres.append(centre)
     return out
+
+
+def _touches(polygon: Contour, contour: Contour) -> bool:
+    """Whether any point of ``contour`` lies inside ``polygon`` (both in work pixels)."""
+    pts = contour.reshape(-1, 2)[:: max(1, len(contour) // 16)]
+    return any(cv2.pointPolygonTest(polygon, (float(x), float(y)), False) >= 0 for x, y in pts)
 
 
 def _single_card_quad(

@@ -75,7 +75,7 @@ class FramePipeline:
         return cls(CardFinder(cfg), classifier, layout=layout)
 
     def process(self, image: Image) -> Detections:
-        dets = self.finder.find(image)
+        dets = self.finder.find(image, focus=self._play_area())
         if self.layout is not None and len(dets):
             zones = [self.layout.zone_of(tuple(c)) for c in dets.centers]
             keep = np.array([z != "outside" for z in zones]) & ~self._on_markers(dets)
@@ -119,6 +119,18 @@ class FramePipeline:
         self.finder.reset()
         self.finder.observe(best[best.confidence >= sure].quad)  # keep the size that worked
         return best
+
+    def _play_area(self) -> FloatArray | None:
+        """The layout's play area (image px, a little enlarged): where tricks overlap."""
+        polygons = getattr(self.layout, "image_polygons", None)
+        if polygons is None:
+            return None
+        area = np.asarray(polygons().get("play"), np.float32)
+        if area.ndim != 2 or len(area) < 3:
+            return None
+        centre = area.mean(axis=0)
+        grown: FloatArray = (centre + (area - centre) * 1.2).astype(np.float32)
+        return grown
 
     def _on_markers(self, dets: Detections) -> BoolArray:
         """The mat's white-bordered ArUco markers look like small cards to the finder."""
