@@ -90,3 +90,14 @@ def test_detections_filter_with_a_mask_and_validate_lengths() -> None:
     assert list(dets.face_up) == [True, False, True]
     with pytest.raises(DetectionsError, match="confidence"):
         Detections(quad=quads, confidence=np.zeros(2, np.float32))
+
+
+def test_overlapping_cards_are_split_only_where_the_focus_says_tricks_lie() -> None:
+    rng = np.random.default_rng(7)
+    cards = [PlacedCard((600, 360), 4, 170), PlacedCard((660, 360), -6, 170)]
+    image, quads = make_scene(cards, rng, "felt")
+    here = np.array([[400, 200], [900, 200], [900, 520], [400, 520]], np.float32)
+    elsewhere = here + np.float32(2000)
+    finder = CardFinder(FinderConfig(card_height=170))
+    assert _found(finder.find(image, focus=here), quads[0]) and _found(finder.find(image, focus=here), quads[1])
+    assert len(finder.find(image, focus=elsewhere)) == 0  # a pile away from the play area
