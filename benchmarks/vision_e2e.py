@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import statistics
 import sys
 import tempfile
 import time
@@ -53,6 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     print(f"{'game':18} {'cloth':9} {'faces':40} seed  plays right  misread  phantom  winners  confirms    s")
     confirms = 0
+    delays: list[float] = []
     run = 0
     for game in games:
         family = "italian" if game in ITALIAN_GAMES else "french"
@@ -67,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
             sc = score(result)
             totals = Score(*(a + b for a, b in zip(astuple(totals), astuple(sc), strict=True)))
             confirms += result.confirms
+            delays += result.delays
             print(f"{game:18} {texture:9} {faces:40} {seed:4}  {sc.right:3}/{sc.plays:<3}   {sc.misread:5}  "
                   f"{sc.phantom:7}  "
                   f"{sc.winners_right:3}/{sc.tricks:<3}  {result.confirms:8} {result.seconds:5.0f}", flush=True)
@@ -78,6 +81,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"trick winners right: {totals.winners_right}/{totals.tricks} (target all)")
     print(f"operator confirms asked: {confirms} (plays the camera was unsure of; the simulated operator "
           "answered with the card on the table)")
+    if delays:
+        ordered = sorted(delays)
+        p95 = ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))]
+        print(f"delay from a card lying still to its play event: median {statistics.median(delays):.2f} s, "
+              f"p95 {p95:.2f} s (operator confirms included)")
     print(f"{run} deals in {time.perf_counter() - started:.0f} s")
     ok = pct >= 99.9 and totals.phantom == 0 and totals.winners_right == totals.tricks
     return 0 if ok else 1

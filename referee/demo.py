@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import time
 from collections.abc import Sequence
@@ -69,9 +70,12 @@ class RecordingReferee(Referee):
         super().__init__()
         self.fed: list[Event] = []
         self.accepted: list[Event] = []
+        self.now = 0.0  # time of the frame being processed (the demo sets it)
+        self.fed_at: list[float] = []
 
     def apply(self, event: Any) -> list[Any]:
         self.fed.append(dict(event))
+        self.fed_at.append(self.now)
         calls = super().apply(event)
         self.accepted.append(dict(event))
         return calls
@@ -196,6 +200,7 @@ class DemoResult:
     truth_calls: list[Call] = field(default_factory=list)
     vision: str = ""
     confirms: int = 0  # plays the camera was unsure of (the simulated operator answered)
+    delays: list[float] = field(default_factory=list)  # s from a card lying still to its play event
     frames: int = 0
     seconds: float = 0.0
     out: Path | None = None
@@ -281,6 +286,7 @@ def run_demo(
     screens = _ScreenWriter(out / "screens", say)
     last_call = ""
     for frame in _chain(first, frames):
+        ref.now = frame.t
         result.truth_events.extend(frame.events)
         for call in stage.step(frame):
             result.calls.append(call)
@@ -296,6 +302,7 @@ def run_demo(
     screens.final(result.calls)
     _dump(out / "calls.jsonl", result.calls)
     result.events = ref.fed
+    result.delays = _delays(ref, sim.plays)
     if isinstance(stage, WatchStepper):
         result.confirms = stage.operator.asked
     _dump(out / "events.jsonl", result.events)
@@ -441,6 +448,20 @@ def score(result: DemoResult) -> Score:
     return Score(len(truth), right, misread, len(leftovers) - misread, len(true_tricks), winners)
 
 
+def _delays(ref: RecordingReferee, plays: Sequence[Any]) -> list[float]:
+    """Seconds from each true play (card let go) to the referee getting it right."""
+    waiting = list(plays)
+    out = []
+    for event, t in zip(ref.fed, ref.fed_at, strict=True):
+        if event.get("event") != "play":
+            continue
+        match = next((p for p in waiting if (p.seat, p.card) == (event.get("seat"), event.get("card"))), None)
+        if match is not None:
+            waiting.remove(match)
+            out.append(round(t - match.t, 3))
+    return out
+
+
 def _summary(result: DemoResult, say: Any) -> None:
     ends = [c for c in result.calls if c.get("call") == "deal_end"]
     if ends:
@@ -453,4 +474,7 @@ def _summary(result: DemoResult, say: Any) -> None:
     say(f"# vision vs truth: {sc.right}/{sc.plays} plays right, {sc.misread} misread, {sc.phantom} phantom, "
         f"{sc.winners_right}/{sc.tricks} trick winners, {result.confirms} operator confirms; "
         f"{result.frames} frames in {result.seconds:.1f} s ({result.vision})")
+    if result.delays:
+        say(f"# delay from a card lying still to its play: median {statistics.median(result.delays):.2f} s, "
+            f"max {max(result.delays):.2f} s")
     say(f"# wrote {result.out}/annotated.mp4, screens/, calls.jsonl, events.jsonl, truth.jsonl")

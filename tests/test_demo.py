@@ -36,6 +36,8 @@ def test_demo_cli_prints_calls_and_the_final_score(tmp_path: Path, capsys: pytes
     lines = [json.loads(line) for line in out.splitlines() if line.startswith("{")]
     assert any(c["call"] == "trick" for c in lines)
     assert "final score:" in out and "32/32 plays right, 0 misread, 0 phantom" in out
+    delay_line = next(line for line in out.splitlines() if "delay from a card lying still" in line)
+    assert float(delay_line.rsplit("max ", 1)[1].split()[0]) <= 0.5  # truth: within one frame at 2 fps
     assert not (tmp_path / "annotated.mp4").exists()
 
 
