@@ -98,6 +98,6 @@ def test_overlapping_cards_are_split_only_where_the_focus_says_tricks_lie() -> N
     image, quads = make_scene(cards, rng, "felt")
     here = np.array([[400, 200], [900, 200], [900, 520], [400, 520]], np.float32)
     elsewhere = here + np.float32(2000)
-    finder = CardFinder(FinderConfig(card_height=170))
-    assert _found(finder.find(image, focus=here), quads[0]) and _found(finder.find(image, focus=here), quads[1])
-    assert len(finder.find(image, focus=elsewhere)) == 0  # a pile away from the play area
+    split = CardFinder().find(image, focus=here)
+    assert _found(split, quads[0]) and _found(split, quads[1])
+    assert len(CardFinder().find(image, focus=elsewhere)) == 0  # a pile away from the play area
