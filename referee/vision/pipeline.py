@@ -285,6 +285,7 @@ class LiveVision:
         self.apply_plays = apply_plays
         self.last = Detections.empty()
         self.timings_ms: list[float] = []
+        self._frames = 0
 
     @classmethod
     def create(
@@ -311,10 +312,14 @@ class LiveVision:
                 self._apply(event)
         start = time.perf_counter()
         finder = self.pipeline.finder
-        if finder.observed or finder.config.card_height is not None:
-            dets = self.pipeline.process(image)
-        else:  # no card confirmed yet: the size is a guess, so try a few
+        self._frames += 1
+        searching = not finder.observed and finder.config.card_height is None
+        if searching and self._frames % 5 == 1:
+            # No card confirmed yet: the size is a guess, so try a few (every 5th frame: an
+            # empty table at the start must not triple the cost of every frame).
             dets = self.pipeline.find_card_size(image)
+        else:
+            dets = self.pipeline.process(image)
         self.timings_ms.append((time.perf_counter() - start) * 1000)
         self.last = dets
         sure = dets[dets.confidence >= 0.9]
