@@ -47,6 +47,7 @@ TIMING = {
     "draw": 0.25,      # each way, drawing from the stock
     "gesture": 0.4,    # each way, a hand passing over the table
     "pause": 0.3,      # between deal and first play, and at the end
+    "think": 0.5,      # mean wait before a player reaches for the table (0.2-0.8 s)
 }
 
 
@@ -268,6 +269,8 @@ class _Director:
         self.shot(TIMING["pause"])
 
     def play(self, seat: str, code: str, trick_no: int) -> None:
+        think = TIMING["think"]
+        self.shot(self.rng.uniform(think * 0.4, think * 1.6))  # the table lies still a moment
         if self.gestures and self.rng.random() < 0.12:
             self.gesture()
         spot = self.jitter(self.layout.play_spot(seat, reach=self.reach), 14)
