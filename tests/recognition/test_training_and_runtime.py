@@ -135,3 +135,17 @@ def test_unknown_holdout_print_is_named(fake_shared: Path, tmp_path: Path) -> No
     with pytest.raises(ConfigError, match="fake_z/french"):
         main(["train", "--deck", "french", "--out", str(tmp_path), "--steps", "1",
               "--holdout", "fake_z/french", "--shared", str(fake_shared), "--quiet"])
+
+
+def test_training_is_seeded(smoke_models: Path, fake_shared: Path, tmp_path: Path) -> None:
+    from referee.cli import main
+
+    again = tmp_path / "again"
+    assert main(["train", "--deck", "french", "--out", str(again), "--steps", "3", "--samples", "104",
+                 "--val-per-face", "1", "--batch", "16", "--threads", "1", "--seed", "1",
+                 "--holdout", "fake_b/french", "--shared", str(fake_shared),
+                 "--cache", str(tmp_path / "cache"), "--quiet"]) == 0
+    x = crops(4, seed=9)
+    first = CardClassifier.load("french", smoke_models).run(x)[0]
+    second = CardClassifier.load("french", again).run(x)[0]
+    assert np.allclose(first, second, atol=1e-5)
