@@ -41,7 +41,7 @@ Event = dict[str, Any]
 TIMING = {
     "approach": 0.5,   # hand brings a card to the play spot
     "withdraw": 0.35,  # empty hand goes back
-    "settle": 0.7,     # a full trick lies still before it is gathered
+    "settle": 1.2,     # a full trick lies still (everyone looks) before it is gathered
     "reach": 0.35,     # winner's hand reaches the trick
     "carry": 0.5,      # ... and carries it to the pile
     "draw": 0.25,      # each way, drawing from the stock
