@@ -66,6 +66,9 @@ class FinderConfig:
     #: Opening kernel as a fraction of the card's short side: erases check squares and stripe
     #: bands narrower than that (glued to a card or not) while whole cards survive.
     open_frac: float = 0.3
+    #: Corner hypotheses also come from the blob opened with this (wider) disc.
+    smooth_corners: bool = True
+    smooth_open_frac: float = 0.5
     max_candidates: int = 24
     #: Also look with a second, higher threshold (Otsu among the brighter pixels): cards on a
     #: light table. Doubles the segmentation work, so it is for photos (``referee detect``).
@@ -447,20 +450,35 @@ def _corner_hypotheses(
         cv2.fillConvexPoly(explained, np.round(quad).astype(np.int32), 255)
         accepted.append(_Hypothesis(quad, score, first_group + len(accepted)))
 
-    corners = sorted(_corners(contour, short), key=lambda c: -(c[3] + c[4]))
-    for corner, u, v, len_u, len_v in corners:
-        if any(float(np.min(np.hypot(*(h.quad - corner).T))) < 0.25 * short for h in accepted):
-            continue
-        best = _best_rectangle(mask, corner, u, v, len_u, len_v, short, long_, cfg)
-        if best is None:
-            continue
-        if best[0] >= cfg.sure_score:  # a clean card: take it now, skip its other corners
-            accept(*best)
-        else:
-            deferred.append(best)
-    for score, quad in sorted(deferred, key=lambda c: -c[0]):  # the rest best first
-        accept(score, quad)
+    def grow(corners: list[tuple[FloatArray, FloatArray, FloatArray, float, float]]) -> None:
+        deferred.clear()
+        for corner, u, v, len_u, len_v in corners:
+            if any(float(np.min(np.hypot(*(h.quad - corner).T))) < 0.25 * short for h in accepted):
+                continue
+            best = _best_rectangle(mask, corner, u, v, len_u, len_v, short, long_, cfg)
+            if best is None:
+                continue
+            if best[0] >= cfg.sure_score:  # a clean card: take it now, skip its other corners
+                accept(*best)
+            else:
+                deferred.append(best)
+        for score, quad in sorted(deferred, key=lambda c: -c[0]):  # the rest best first
+            accept(score, quad)
+
+    grow(sorted(_corners(contour, short), key=lambda c: -(c[3] + c[4])))
+    if cfg.smooth_corners and _unexplained(explained, contour) > 0.2:
+        grow(_smoothed_corners(mask, contour, short, cfg))  # corners hidden by glued cloth
     return accepted
+
+
+def _unexplained(explained: Mask, contour: Contour) -> float:
+    """Fraction of the blob no accepted card covers."""
+    x, y, w, h = cv2.boundingRect(contour)
+    blob = np.zeros((h, w), np.uint8)
+    cv2.drawContours(blob, [contour - np.array([x, y], np.int32)], -1, 255, cv2.FILLED)
+    inside = blob > 0
+    covered = explained[y : y + h, x : x + w] > 0
+    return 1.0 - float(np.count_nonzero(inside & covered)) / max(1, int(np.count_nonzero(inside)))
 
 
 def _best_rectangle(
@@ -520,6 +538,29 @@ def _corners(
             continue
         u, v = _orthogonal(-d1, d2)
         out.append((corner, u, v, float(np.linalg.norm(corner - p0)), float(np.linalg.norm(q1 - corner))))
+    return out
+
+
+def _smoothed_corners(
+    mask: Mask, contour: Contour, short: float, cfg: FinderConfig
+) -> list[tuple[FloatArray, FloatArray, FloatArray, float, float]]:
+    """Corners of the blob opened harder: check squares glued along a trick's outline hide
+    its corners; a wider opening strips them (and thin card slivers, which is why these
+    corners only add to the others)."""
+    x, y, w, h = cv2.boundingRect(contour)
+    roi = np.zeros((h + 2, w + 2), np.uint8)
+    cv2.drawContours(roi, [contour - np.array([x - 1, y - 1], np.int32)], -1, 255, cv2.FILLED)
+    k = max(3, round(cfg.smooth_open_frac * short)) | 1
+    kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+    smooth = np.asarray(cv2.morphologyEx(roi, cv2.MORPH_OPEN, kernel), np.uint8)
+    found, _ = cv2.findContours(smooth, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = []
+    offset = np.array([x - 1, y - 1], np.float32)
+    for c in found:
+        if cv2.contourArea(c) < 0.5 * short * short:
+            continue
+        for corner, u, v, lu, lv in _corners(c, short):
+            out.append(((corner + offset).astype(np.float32), u, v, lu, lv))
     return out
 
 
