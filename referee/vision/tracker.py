@@ -127,8 +127,14 @@ class PlayTracker:
     def update(self, dets: Detections, t: float) -> list[dict[str, Any]]:
         dets = self._playable(dets)
         self._associate(dets, t)
-        self._expire(t)
         events = []
+        for lost in self._expire(t):
+            # A card that lay still long enough but vanished before its read settled (the
+            # trick was gathered at once): better an unsure play the operator checks than none.
+            if lost.last_t - lost.still_since >= self.config.still_s - 1e-6:
+                event = self._maybe_play(lost, t, force=True)
+                if event is not None:
+                    events.append(event)
         for track in sorted(self.tracks, key=lambda tr: tr.still_since):
             event = self._maybe_play(track, t)
             if event is None:
@@ -208,18 +214,23 @@ class PlayTracker:
         self._next_id += 1
         self.tracks.append(track)
 
-    def _expire(self, t: float) -> None:
+    def _expire(self, t: float) -> list[Track]:
+        """Drop tracks gone for good; returns the unplayed ones dropped."""
         cfg = self.config
         current = self.rules.trick_number() if self.rules is not None else None
         keep = []
+        lost = []
         for track in self.tracks:
             gone = t - track.last_t
             if track.played is None:
                 if gone <= cfg.lost_s:
                     keep.append(track)
+                else:
+                    lost.append(track)
             elif gone <= cfg.gone_s or (current is not None and track.trick >= current and gone <= cfg.long_gone_s):
                 keep.append(track)  # its trick is still on the table: occluded, not gathered
         self.tracks = keep
+        return lost
 
     def _maybe_play(self, track: Track, t: float, force: bool = False) -> dict[str, Any] | None:
         cfg = self.config

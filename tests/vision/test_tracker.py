@@ -216,3 +216,15 @@ def test_two_hypotheses_of_one_card_make_one_play() -> None:
     tracker = PlayTracker(seat_of, zone_of, Rules())
     both = merge(card_at(600, 360, [("denari_1", 0.97)]), card_at(640, 372, [("denari_1", 0.9)]))
     assert [e["card"] for e in run(tracker, [both] * 6)] == ["denari_1"]
+
+
+def test_a_still_card_gathered_before_its_read_settled_is_an_unsure_play_not_a_lost_one() -> None:
+    tracker = PlayTracker(seat_of, zone_of, Rules())
+    unsure = card_at(600, 300, [("bastoni_2", 0.45), ("bastoni_3", 0.3)])
+    events = run(tracker, [unsure] * 5 + [Detections.empty()] * 10)
+    assert [(e["card"], e.get("uncertain")) for e in events] == [("bastoni_2", True)]
+
+
+def test_a_card_only_glimpsed_then_gone_is_no_play() -> None:
+    tracker = PlayTracker(seat_of, zone_of, Rules())
+    assert run(tracker, [card_at(600, 300, [("bastoni_2", 0.45)])] * 2 + [Detections.empty()] * 10) == []
