@@ -8,34 +8,19 @@ regenerated golden that breaks a rule still fails.
 
 from __future__ import annotations
 
-import json
-import os
 from collections import Counter
-from pathlib import Path
-from typing import Any
 
 import pytest
+from golden import GoldenSet
 
-from referee.replay import replay_lines
-
-GOLDEN = Path(__file__).parent.parent / "data" / "rules" / "binocolo"
-CASES = sorted(p.name.removesuffix(".events.jsonl") for p in GOLDEN.glob("*.events.jsonl"))
-
-
-def replay(case: str) -> tuple[list[dict[str, Any]], int]:
-    out: list[dict[str, Any]] = []
-    rejected = replay_lines((GOLDEN / f"{case}.events.jsonl").read_bytes().splitlines(True), out.append)
-    return out, rejected
+GOLDEN = GoldenSet("binocolo")
+CASES = GOLDEN.cases
+replay = GOLDEN.replay
 
 
 @pytest.mark.parametrize("case", CASES)
 def test_golden_game(case: str) -> None:
-    calls, _ = replay(case)
-    expected_path = GOLDEN / f"{case}.calls.jsonl"
-    if os.environ.get("REFEREE_UPDATE_GOLDEN"):
-        expected_path.write_text("".join(json.dumps(c) + "\n" for c in calls))
-    expected = [json.loads(line) for line in expected_path.read_text().splitlines()]
-    assert calls == expected
+    GOLDEN.check(case)
 
 
 def test_golden_cases_exist() -> None:

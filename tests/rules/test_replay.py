@@ -8,19 +8,19 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from golden import GoldenSet
 
 from referee.cli import main
 from referee.replay import EXIT_BROKEN_PIPE, replay_lines
 
-GOLDEN = Path(__file__).parent.parent / "data" / "rules" / "briscola"
-CASES = sorted(p.name.removesuffix(".events.jsonl") for p in GOLDEN.glob("*.events.jsonl"))
+GOLDEN = GoldenSet("briscola")
+CASES = GOLDEN.cases
 
 
 def replay(lines: list[bytes] | list[str]) -> tuple[list[dict[str, Any]], int]:
@@ -31,13 +31,7 @@ def replay(lines: list[bytes] | list[str]) -> tuple[list[dict[str, Any]], int]:
 
 @pytest.mark.parametrize("case", CASES)
 def test_golden_game(case: str) -> None:
-    events = (GOLDEN / f"{case}.events.jsonl").read_bytes().splitlines(keepends=True)
-    calls, _ = replay(events)
-    expected_path = GOLDEN / f"{case}.calls.jsonl"
-    if os.environ.get("REFEREE_UPDATE_GOLDEN"):
-        expected_path.write_text("".join(json.dumps(c) + "\n" for c in calls))
-    expected = [json.loads(line) for line in expected_path.read_text().splitlines()]
-    assert calls == expected
+    GOLDEN.check(case)
 
 
 def test_golden_cases_exist() -> None:
@@ -45,7 +39,7 @@ def test_golden_cases_exist() -> None:
 
 
 def test_golden_match_ends_with_match_end_and_120_per_deal() -> None:
-    events = (GOLDEN / "match-4.events.jsonl").read_text().splitlines()
+    events = (GOLDEN.dir / "match-4.events.jsonl").read_text().splitlines()
     calls, rejected = replay(events)
     ends = [c for c in calls if c["call"] == "deal_end"]
     assert rejected == 0 and calls[-1]["call"] == "match_end"
@@ -83,11 +77,11 @@ def test_invalid_utf8_line_is_an_error_line() -> None:
 
 
 def test_cli_exit_status_and_stdout(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    clean = GOLDEN / "tie-last-trick.events.jsonl"
+    clean = GOLDEN.dir / "tie-last-trick.events.jsonl"
     assert main(["replay", str(clean)]) == 0
     out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert out[-1]["call"] == "deal_end" and out[-1]["winner"] == "W+E"
-    assert main(["replay", str(GOLDEN / "irregular-4.events.jsonl")]) == 2
+    assert main(["replay", str(GOLDEN.dir / "irregular-4.events.jsonl")]) == 2
     captured = capsys.readouterr()
     assert '"call": "error", "line": 3' in captured.out and "7 line(s)" in captured.err
     assert main(["replay", str(tmp_path / "missing.jsonl")]) == 1
@@ -97,7 +91,7 @@ def test_cli_exit_status_and_stdout(capsys: pytest.CaptureFixture[str], tmp_path
 def test_cli_reads_stdin(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    data = (GOLDEN / "tie-last-trick.events.jsonl").read_bytes()
+    data = (GOLDEN.dir / "tie-last-trick.events.jsonl").read_bytes()
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
     assert main(["replay", "-"]) == 0
     assert capsys.readouterr().out.count('"call": "trick"') == 10
@@ -106,7 +100,7 @@ def test_cli_reads_stdin(
 def test_cli_stops_quietly_when_the_reader_closes_stdout(tmp_path: Path) -> None:
     # regression: `referee replay FILE | head` printed "cannot read FILE: Broken pipe"
     log = tmp_path / "long.jsonl"
-    one = (GOLDEN / "match-4.events.jsonl").read_text()
+    one = (GOLDEN.dir / "match-4.events.jsonl").read_text()
     log.write_text(one * 40)  # ~1 MB of calls: far more than a pipe buffer
     proc = subprocess.Popen(
         [sys.executable, "-m", "referee", "replay", str(log)],
