@@ -3,16 +3,15 @@ every injected illegal play reported with its trick."""
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from typing import Any
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from injection import Injected
+from injection import injected_deal as inject
 
-from referee.cards import FRENCH_32, Card, parse_card
-from referee.rules.calls import Call
-from referee.rules.games.belotta import Belotta
+from referee.cards import FRENCH_32, parse_card
 from referee.rules.playout import random_deal_events
 from referee.rules.referee import Referee
 
@@ -49,35 +48,9 @@ def test_random_legal_deal_conserves_cards_and_points(seed: int, undertrump: boo
         assert end["score"][team] == (raw + 5) // 10
 
 
-def injected_deal(seed: int) -> tuple[tuple[str, int, Card], list[Call]] | None:
+def injected_deal(seed: int) -> Injected | None:
     """A random deal where one seat plays one illegal card (if the deal gives a chance)."""
-    rng = random.Random(seed)
-    ref = Referee()
-    table = Belotta().deal_hands(rng, SEATS, "E")
-    ref.apply({"event": "deal", "game": "belotta", "seats": list(SEATS), "dealer": "E",
-               **table.deal_fields})
-    game, deal = ref.game, ref.deal
-    assert game is not None and deal is not None
-    injected: tuple[str, int, Card] | None = None
-    calls: list[Call] = []
-    while deal.phase != "over":
-        for event in game.playout_events(deal, table, rng):
-            calls += ref.apply(event)
-        if game.can_play(deal) is not None:
-            continue
-        seat = deal.turn
-        assert seat is not None
-        hand = table.hands[seat]
-        legal = ref.legal_plays(seat, hand)
-        illegal = [c for c in hand if c not in legal]
-        if injected is None and illegal and rng.random() < 0.3:
-            card = rng.choice(illegal)
-            injected = (seat, deal.trick_number, card)
-        else:
-            card = rng.choice(legal)
-        hand.remove(card)
-        calls += ref.apply({"event": "play", "seat": seat, "card": card.code})
-    return None if injected is None else (injected, calls)
+    return inject("belotta", seed, SEATS, "E")
 
 
 @settings(max_examples=150, deadline=None)

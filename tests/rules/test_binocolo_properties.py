@@ -3,16 +3,15 @@ legal games clean, every injected illegal play and false meld reported."""
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from injection import Injected
+from injection import injected_deal as inject
 
-from referee.cards import BINOCOLO_48, Card, parse_card
-from referee.rules.calls import Call
-from referee.rules.games.binocolo import Binocolo
+from referee.cards import BINOCOLO_48, parse_card
 from referee.rules.games.binocolo_rules import card_points
 from referee.rules.playout import random_deal_events, random_match_events
 from referee.rules.referee import Referee
@@ -91,33 +90,9 @@ def test_match_score_is_the_sum_of_the_deals(seed: int, players: int) -> None:
     assert end["score"][end["winner"]] >= 100
 
 
-def injected_deal(seed: int, players: int) -> tuple[tuple[str, int, Card], list[Call]] | None:
+def injected_deal(seed: int, players: int) -> Injected | None:
     """A random deal where one seat plays one illegal card (if the deal gives a chance)."""
-    rng = random.Random(seed)
-    seats = SEATS[players]
-    ref = Referee()
-    table = Binocolo().deal_hands(rng, seats, seats[-1])
-    ref.apply({"event": "deal", "game": "binocolo", "seats": list(seats), "dealer": seats[-1]})
-    game, deal = ref.game, ref.deal
-    assert game is not None and deal is not None
-    injected: tuple[str, int, Card] | None = None
-    calls: list[Call] = []
-    while deal.phase != "over":
-        for event in game.playout_events(deal, table, rng):
-            calls += ref.apply(event)
-        seat = deal.turn
-        assert seat is not None
-        hand = table.hands[seat]
-        legal = ref.legal_plays(seat, hand)
-        illegal = [c for c in hand if c not in legal]
-        if injected is None and illegal and rng.random() < 0.3:
-            card = rng.choice(illegal)
-            injected = (seat, deal.trick_number, card)
-        else:
-            card = rng.choice(legal)
-        hand.remove(card)
-        calls += ref.apply({"event": "play", "seat": seat, "card": card.code})
-    return None if injected is None else (injected, calls)
+    return inject("binocolo", seed, SEATS[players], SEATS[players][-1])
 
 
 @settings(max_examples=120, deadline=None)
