@@ -87,7 +87,7 @@ def frame_latency(frames: list[tuple[np.ndarray, int, str, object]]) -> None:
 def play_delay(seed: int, fps: float) -> None:
     from referee.recognition import CardClassifier
     from referee.rules import Referee
-    from referee.vision.pipeline import LiveVision
+    from referee.vision.live import LiveVision
     from referee.vision.simulator.video import simulate_game
 
     sim = simulate_game("briscola-4", deck="italian", seed=seed, fps=fps)

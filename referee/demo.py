@@ -167,7 +167,7 @@ def watch_stepper(
     """
     try:
         from referee.recognition import CardClassifier
-        from referee.vision.pipeline import LiveVision
+        from referee.vision.live import LiveVision
         from referee.vision.watch import WatchLoop
     except ImportError as exc:
         return None, f"vision pipeline not available ({exc})"

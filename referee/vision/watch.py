@@ -3,7 +3,7 @@
     referee watch --source picamera --game briscola-4 --layout layout.json --annotate out.mp4
     referee watch --source sim:briscola-4:7 --game briscola-4        # the simulator's own layout
 
-Each frame goes through :class:`~referee.vision.pipeline.LiveVision` (finder, recogniser, play
+Each frame goes through :class:`~referee.vision.live.LiveVision` (finder, recogniser, play
 tracker); plays go into the rules core and its calls are printed, one JSON object a line, with
 the frame time ``t``.  Besides the core's calls the loop prints:
 
@@ -38,7 +38,7 @@ from typing import Any, TextIO
 from referee.errors import RefereeError
 from referee.rules import Referee, get_game
 from referee.vision.detections import Image
-from referee.vision.pipeline import LiveVision
+from referee.vision.live import LiveVision
 
 Event = dict[str, Any]
 TRUMP_GAMES = frozenset({"briscola-2", "briscola-4"})

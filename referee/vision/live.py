@@ -1,0 +1,124 @@
+"""The live loop's vision stage: frames in, play events out (pipeline + play tracker).
+
+:class:`LiveVision` runs in ``referee watch``, ``referee run`` and ``referee demo``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from referee.errors import RefereeError
+from referee.rules import Referee
+from referee.vision.detections import Detections, FloatArray, Image
+from referee.vision.pipeline import FramePipeline, ReadCache, Recogniser, ZoneMap
+from referee.vision.tracker import PlayTracker, RefereeView, TrackerConfig
+
+
+class LayoutLike(ZoneMap, Protocol):
+    """What the live loop needs of ``referee.vision.layout.TableLayout``."""
+
+    @property
+    def seats(self) -> tuple[str, ...]: ...
+    def seat_of(self, image_point: Sequence[float]) -> str: ...
+
+
+@dataclass(frozen=True)
+class SeenCard:
+    """A card the live loop shows on annotated frames."""
+
+    card: str
+    quad: FloatArray
+    confidence: float
+
+
+class LiveVision:
+    """Frames in, play events out: the pipeline plus the tracker, over a rules-core view.
+
+    ``update(image, t, operator_events)`` returns the play events the camera saw (dicts for
+    ``Referee.apply``; unsure ones carry ``"uncertain": true`` and ``alternatives``).  With
+    ``apply_plays`` (the demo), it keeps its own :class:`~referee.rules.Referee` in step by
+    applying the operator's events and its own plays, so the tracker's rules checks see the
+    deal as it stands; ``referee watch`` passes its referee and applies plays itself, after
+    any confirmation.  This is the ``VisionStage`` interface of ``referee demo``.
+    """
+
+    name = "vision pipeline (card finder + recogniser + play tracker)"
+
+    def __init__(self, pipeline: FramePipeline, tracker: PlayTracker, referee: Referee, apply_plays: bool = True) -> None:
+        self.pipeline = pipeline
+        self.tracker = tracker
+        self.referee = referee
+        self.apply_plays = apply_plays
+        self.last = Detections.empty()
+        self.timings_ms: list[float] = []
+        self._frames = 0
+
+    @classmethod
+    def create(
+        cls,
+        layout: LayoutLike,
+        classifier: Recogniser,
+        referee: Referee | None = None,
+        apply_plays: bool = True,
+        tracker_config: TrackerConfig | None = None,
+    ) -> LiveVision:
+        ref = referee if referee is not None else Referee()
+        pipeline = FramePipeline.create(classifier, layout=layout)
+        pipeline.cache = ReadCache()
+        tracker = PlayTracker(layout.seat_of, layout.zone_of, RefereeView(ref), tracker_config, _play_spots(layout))
+        return cls(pipeline, tracker, ref, apply_plays)
+
+    def update(self, image: Image, t: float, operator_events: Sequence[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
+        for event in operator_events:
+            if event.get("event") == "play":
+                continue  # plays are what the camera must find by itself
+            if event.get("event") == "deal":
+                self.tracker.reset()
+            if self.apply_plays:
+                self._apply(event)
+        start = time.perf_counter()
+        finder = self.pipeline.finder
+        self._frames += 1
+        searching = not finder.observed and finder.config.card_height is None
+        if searching and self._frames % 5 == 1:
+            # No card confirmed yet: the size is a guess, so try a few (every 5th frame: an
+            # empty table at the start must not triple the cost of every frame).
+            dets = self.pipeline.find_card_size(image)
+        else:
+            dets = self.pipeline.process(image)
+        self.timings_ms.append((time.perf_counter() - start) * 1000)
+        self.last = dets
+        sure = dets[dets.confidence >= 0.9]
+        self.pipeline.finder.observe(sure.quad)  # cards do not change size: learn it once seen
+        plays = self.tracker.update(dets, t)
+        if self.apply_plays:
+            for play in plays:
+                self._apply(play)
+        return plays
+
+    def seen(self) -> list[SeenCard]:
+        return [SeenCard(str(c), q, float(p)) for c, q, p in zip(self.last.card, self.last.quad, self.last.confidence, strict=True)]
+
+    def _apply(self, event: Mapping[str, Any]) -> None:
+        # The caller's own referee reports bad events; this one only mirrors the deal.
+        with contextlib.suppress(RefereeError):
+            self.referee.apply(event)
+
+
+def _play_spots(layout: LayoutLike) -> dict[str, tuple[float, float]]:
+    """Each seat's play spot in image pixels, when the layout knows them."""
+    spot = getattr(layout, "play_spot", None)
+    to_image = getattr(layout, "to_image", None)
+    if spot is None or to_image is None:
+        return {}
+    out = {}
+    for seat in layout.seats:
+        x, y = np.asarray(to_image([spot(seat)]), np.float64)[0]
+        out[seat] = (float(x), float(y))
+    return out
