@@ -253,6 +253,7 @@ def screen_for_call(call: Mapping[str, Any]) -> tuple[Screen, str] | None:
     if kind == "partner":
         card = call.get("card")
         return MessageScreen("partner", call["seat"], card_short(card) if card else ""), "info"
-    if kind == "undo":
-        return MessageScreen("undo", f"{call['seat']}: {card_short(call['card'])}"), "info"
+    if kind == "undo":  # a play (card) or a declaration (cards) retracted
+        codes = [call["card"]] if call.get("card") else list(call.get("cards") or [])
+        return MessageScreen("undo", f"{call['seat']}: " + " ".join(card_short(c) for c in codes)), "info"
     return None

@@ -122,11 +122,13 @@ class MatchEndCall(Call):
 
 @dataclass(frozen=True, slots=True)
 class UndoCall(Call):
-    """``seat``'s play of ``card`` was retracted, with everything derived from it."""
+    """``seat``'s play of ``card`` (or declaration of ``cards``) was retracted, with
+    everything derived from it."""
 
     call: ClassVar[str] = "undo"
     seat: str
-    card: str
+    card: str | None = None
+    cards: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,8 +20,10 @@ What the engine does for every game (games only answer the hooks of
   seat plays or shows a card in them, which proves the earlier play illegal; one violation per
   play at most (the first obligation proven names the rule);
 - tricks, deal end, match scoring across deals, the highest-card dealer draw;
-- ``undo``: the last play of the current deal is retracted by rebuilding the deal from its
-  events without it (and the match as it was when the deal began).
+- ``undo``: the last play (or declaration) is retracted by rebuilding from the events without
+  it, starting from the match as it was when that deal began.  Undo crosses deal boundaries:
+  right after a deal ended, even once the next ``deal`` event came, it retracts the last play
+  of the ended deal (the later deal's events, which that play made possible, are dropped).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ from referee.rules.errors import EventError, PhaseError
 from referee.rules.events import (
     EVENT_TYPES,
     DealEvent,
+    DeclareEvent,
     DrawEvent,
     Event,
     PlayEvent,
@@ -55,6 +58,13 @@ from referee.rules.game import Game, deck_lookup, get_game
 from referee.rules.options import parse_options
 from referee.rules.state import DealResult, DealState, MatchOutcome, MatchState, PendingObligation
 from referee.rules.tricks import Trick
+
+#: what ``undo`` retracts: plays, and declarations/melds (an operator's wrong entry)
+UNDOABLE = (PlayEvent, DeclareEvent)
+#: ended deals kept for an undo that crosses deal boundaries (bounded: long replays)
+UNDO_DEALS = 16
+#: one deal's log: (game, (match, next dealer) when it began, its accepted events)
+DealLog = tuple[Game, tuple[MatchState | None, str | None], list[Event]]
 
 
 def violation(
@@ -133,6 +143,8 @@ class Referee:
         self._deal_events: list[Event] = []
         #: (match, next dealer) as they were when the current deal began
         self._snapshot: tuple[MatchState | None, str | None] = (None, None)
+        #: logs of the deals before the current one, newest last (undo crosses into them)
+        self._history: list[DealLog] = []
         #: dealer for the next deal when its event names none (draw winner or rotation)
         self._next_dealer: str | None = None
         self._drawn_dealer: str | None = None
@@ -294,6 +306,9 @@ class Referee:
         deal.carry = copy.deepcopy(match.extra) if match.extra else {}
         calls.extend(game.start_deal(deal, ev))  # raises before anything is committed
         snapshot = (_copy_match(match), self._next_dealer)
+        if self.deal is not None and self.game is not None:
+            self._history.append((self.game, self._snapshot, self._deal_events))
+            del self._history[:-UNDO_DEALS]
         self.game, self.match, self.deal = game, match, deal
         self._snapshot = snapshot
         self._deal_events = [ev]
@@ -500,28 +515,33 @@ class Referee:
 
     # ------------------------------------------------------------- undo
     def _undo(self) -> list[Call]:
-        if self.deal is None:
+        if self.deal is None or self.game is None:
             raise PhaseError("nothing to undo: no deal in progress")
-        last = next(
-            (
-                i
-                for i in range(len(self._deal_events) - 1, 0, -1)
-                if isinstance(self._deal_events[i], PlayEvent)
-            ),
-            None,
-        )
-        if last is None:
+        logs: list[DealLog] = [*self._history, (self.game, self._snapshot, self._deal_events)]
+        for k in range(len(logs) - 1, -1, -1):
+            events = logs[k][2]
+            last = next(
+                (i for i in range(len(events) - 1, 0, -1) if isinstance(events[i], UNDOABLE)),
+                None,
+            )
+            if last is not None:
+                break
+        else:
             raise PhaseError(f"nothing to undo: no card played yet in deal {self.deal.number}")
-        undone = self._deal_events[last]
-        assert isinstance(undone, PlayEvent)
-        self._rebuild(self._deal_events[:last] + self._deal_events[last + 1 :])
-        calls: list[Call] = [UndoCall(undone.seat, undone.card)]
+        game, snapshot, events = logs[k]
+        undone = events[last]
+        later = [ev for log in logs[k + 1 :] for ev in log[2]]
+        self._history = self._history[:k]
+        self.game, self._snapshot = game, snapshot
+        self._rebuild(events[:last] + events[last + 1 :] + later)
+        calls: list[Call] = [_undo_call(undone)]
         if self.turn is not None:
             calls.append(TurnCall(self.turn))
         return calls
 
     def _rebuild(self, events: list[Event]) -> None:
-        """Replay the current deal from its events, as the match was when it began."""
+        """Replay ``events`` (a deal's, perhaps followed by later deals') from the match as it
+        was when their first deal began (``self._snapshot``)."""
         match, next_dealer = self._snapshot
         self.match = None if match is None else _copy_match(match)
         self._next_dealer = next_dealer
@@ -531,7 +551,13 @@ class Referee:
                 self.apply(ev)
             except RefereeError:
                 continue  # an event the retracted play made valid is dropped with it
-        self._snapshot = (match, next_dealer)
+
+
+def _undo_call(undone: Event) -> UndoCall:
+    if isinstance(undone, PlayEvent):
+        return UndoCall(undone.seat, undone.card)
+    assert isinstance(undone, DeclareEvent)
+    return UndoCall(undone.seat, cards=undone.cards)
 
 
 def _deck_card(game: Game, code: str) -> Card | None:
