@@ -45,7 +45,10 @@ def is_live(cfg: BoxConfig) -> bool:
 
 
 class VisionFeed:
-    """Frames from ``source`` through ``process`` (detections) and ``tracker`` (play events).
+    """Frames from ``source`` through ``vision`` (play events): the live loop's vision stage
+    (``referee.vision.live.LiveVision``, as in ``referee watch`` and ``referee demo``: finder,
+    recogniser, card-size search, play tracker), anything with ``update(image, t) -> plays``
+    and a ``tracker`` (``reset()``, ``rules``).
 
     ``timed_events``: (t, event) pairs to emit when the frame time reaches them (simulations).
     """
@@ -53,13 +56,12 @@ class VisionFeed:
     def __init__(
         self,
         source: Any,
-        process: Callable[[Any], Any],
-        tracker: Any,
+        vision: Any,
         timed_events: list[tuple[float, dict[str, Any]]] | None = None,
         reopen: Callable[[], Any] | None = None,
         live: bool = False,
     ) -> None:
-        self.source, self.process, self.tracker = source, process, tracker
+        self.source, self.vision, self.tracker = source, vision, vision.tracker
         self.timed = sorted(timed_events or [], key=lambda te: te[0])
         self._reopen = reopen
         self.live = live  # a camera: frame numbers start again at 0 in every process
@@ -110,7 +112,7 @@ class VisionFeed:
             if event.get("event") == "deal":
                 self.tracker.reset()  # nothing on the table belongs to the new deal
             items.append(FeedItem(dict(event), frame.index))
-        for event in self.tracker.update(self.process(frame.image), frame.t):
+        for event in self.vision.update(frame.image, frame.t):
             if self._adopted(event):
                 continue
             items.append(FeedItem(event, frame.index))
@@ -179,9 +181,9 @@ def open_vision_feed(
     try:
         from referee.recognition import CardClassifier
         from referee.vision.layout import TableLayout
-        from referee.vision.pipeline import FramePipeline
+        from referee.vision.live import LiveVision
         from referee.vision.sources import open_source
-        from referee.vision.tracker import PlayTracker, TrackerConfig
+        from referee.vision.tracker import TrackerConfig
     except ImportError as exc:
         raise CameraError(f"camera.source = {cfg.camera.source!r} needs the vision pipeline: {exc}") from exc
     spec = source_spec(cfg)
@@ -202,13 +204,9 @@ def open_vision_feed(
         classifier = CardClassifier.load(cfg.game.deck, threads=1)
     except RefereeError as exc:
         raise CameraError(str(exc)) from exc
-    pipeline = FramePipeline.create(classifier, layout=layout)
-    tracker = PlayTracker(
-        seat_of=layout.seat_of,
-        zone_of=layout.zone_of,
-        rules=rules_view,
-        config=TrackerConfig(still_s=cfg.thresholds.still_s),
-    )
+    # The same vision stage as `referee watch` and `referee demo`; the box applies the plays.
+    vision = LiveVision.create(layout, classifier, apply_plays=False,
+                               tracker_config=TrackerConfig(still_s=cfg.thresholds.still_s), rules=rules_view)
     timed = list(game.timed_events) if game is not None else None
     # No reopen: live sources re-open themselves with a back-off (read() gives None meanwhile).
-    return VisionFeed(source, pipeline.process, tracker, timed, live=live)
+    return VisionFeed(source, vision, timed, live=live)

@@ -17,7 +17,7 @@ from referee.errors import RefereeError
 from referee.rules import Referee
 from referee.vision.detections import Detections, FloatArray, Image
 from referee.vision.pipeline import FramePipeline, ReadCache, Recogniser, ZoneMap
-from referee.vision.tracker import PlayTracker, RefereeView, TrackerConfig
+from referee.vision.tracker import PlayTracker, RefereeView, RulesView, TrackerConfig
 
 
 class LayoutLike(ZoneMap, Protocol):
@@ -67,11 +67,15 @@ class LiveVision:
         referee: Referee | None = None,
         apply_plays: bool = True,
         tracker_config: TrackerConfig | None = None,
+        rules: RulesView | None = None,
     ) -> LiveVision:
+        """``rules``: the tracker's view of the rules when it is not ``referee``'s (the box's
+        referee is replaced on resume, so ``referee run`` passes a view that follows it)."""
         ref = referee if referee is not None else Referee()
         pipeline = FramePipeline.create(classifier, layout=layout)
         pipeline.cache = ReadCache()
-        tracker = PlayTracker(layout.seat_of, layout.zone_of, RefereeView(ref), tracker_config, _play_spots(layout))
+        view = rules if rules is not None else RefereeView(ref)
+        tracker = PlayTracker(layout.seat_of, layout.zone_of, view, tracker_config, _play_spots(layout))
         return cls(pipeline, tracker, ref, apply_plays)
 
     def update(self, image: Image, t: float, operator_events: Sequence[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:

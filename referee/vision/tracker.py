@@ -76,6 +76,17 @@ class TrackerConfig:
     reach: float = 1.5
     #: a track that travelled this many card long sides is attributed to where it came from
     origin_travel: float = 1.5
+    #: two reads whose centres are this close (card long sides) are one physical card: the
+    #: finder's second hypothesis of it (cards of a trick overlap by at most ~40%)
+    same_card: float = 0.4
+    #: a read this close to a card its seat already played, nearest that seat's play spot, is
+    #: that card again (re-read as something else when the next card half covers it)
+    same_seat_reach: float = 0.6
+    #: zones where a card may become a play (None: any but the stock and outside); the won
+    #: piles, the stock and cards in a hand held by the table's edge lie outside the play area
+    play_zones: frozenset[str] | None = frozenset({"play"})
+    #: how long a card that lay still but never became a play counts as evidence of a missed play
+    missed_memory_s: float = 30.0
 
 
 @dataclass
@@ -92,13 +103,26 @@ class Track:
     reads: int = 0
     moved: bool = False  # seen at two places before settling: origin is meaningful
     played: str | None = None  # the card code once it was played
+    seat: str | None = None  # the seat it was played by
     trick: int = 0  # the rules' trick number when it was played
     rejected: bool = False  # read for long and never even a little sure: not a card
+
+    last_vote: list[tuple[str, float]] = field(default_factory=list)  # this frame's read
 
     def vote(self, top: Sequence[tuple[str, float]]) -> None:
         for code, p in top:
             self.votes[code] += float(p)
         self.reads += 1
+        self.last_vote = list(top)
+
+    def revote(self, top: Sequence[tuple[str, float]]) -> None:
+        """Another hypothesis of this card in the same frame: one read per frame, the surer one
+        (a quad off by half a card reads as some other card, rarely with confidence)."""
+        if not self.last_vote or _sureness(top) > _sureness(self.last_vote):
+            for code, p in self.last_vote:
+                self.votes[code] -= float(p)
+            self.reads -= 1 if self.last_vote else 0
+            self.vote(top)
 
 
 class PlayTracker:
@@ -119,10 +143,48 @@ class PlayTracker:
         self.config = config or TrackerConfig()
         self.tracks: list[Track] = []
         self._next_id = 0
+        #: still cards in the play area that never became plays (unreadable, lost): evidence
+        #: that a play may have been missed, newest last
+        self.unexplained: list[Track] = []
+        #: why each track became a play, was adopted or rejected (``trace=True``; diagnosis)
+        self.trace: list[dict[str, Any]] | None = None
 
     def reset(self) -> None:
         """A new deal: nothing on the table is a play of it."""
         self.tracks = []
+        self.unexplained = []
+
+    def missed_since(self, t: float) -> Track | None:
+        """The latest card that lay still in the play area since ``t`` without becoming a play
+        (read too unsure, lost, or still being read): a play the camera may have missed."""
+        cfg = self.config
+        pending = [
+            tr for tr in self.tracks
+            if tr.played is None and tr.reads >= cfg.min_frames and tr.last_t - tr.still_since >= cfg.still_s - 1e-6
+            and self._in_play_zone(tr.centre)
+        ]
+        candidates = [tr for tr in [*self.unexplained, *pending] if tr.still_since >= t - 1e-6]
+        return max(candidates, key=lambda tr: tr.still_since) if candidates else None
+
+    def trick_on_table(self, trick: int) -> bool:
+        """Whether any card played to ``trick`` is still remembered on the table (not gathered)."""
+        return any(tr.played is not None and tr.trick == trick for tr in self.tracks)
+
+    def settle(self, track_id: int, card: str, seat: str) -> None:
+        """The operator said what track ``track_id`` was: it is that played card from now on."""
+        for track in [*self.tracks, *self.unexplained]:
+            if track.id == track_id:
+                track.played, track.seat, track.rejected = card, seat, False
+                track.trick = self.rules.trick_number() if self.rules is not None else 0
+                if track in self.unexplained:
+                    self.unexplained.remove(track)
+                if track not in self.tracks:
+                    self.tracks.append(track)
+
+    def best_guess(self, track: Track) -> str | None:
+        """The most voted plausible card of ``track`` (for a question about a missed play)."""
+        ranked = sorted(track.votes.items(), key=lambda kv: -kv[1])
+        return next((c for c, _ in ranked if c != BACK and self._plausible(c)), None)
 
     def update(self, dets: Detections, t: float) -> list[dict[str, Any]]:
         dets = self._playable(dets)
@@ -135,6 +197,8 @@ class PlayTracker:
                 event = self._maybe_play(lost, t, force=True)
                 if event is not None:
                     events.append(event)
+                elif lost.reads >= self.config.min_frames and self._in_play_zone(lost.centre):
+                    self._unexplained(lost, t)
         for track in sorted(self.tracks, key=lambda tr: tr.still_since):
             event = self._maybe_play(track, t)
             if event is None:
@@ -164,36 +228,71 @@ class PlayTracker:
         return dets[np.array([z not in NOT_PLAY_ZONES for z in zones], bool)]
 
     def _associate(self, dets: Detections, t: float) -> None:
-        """Greedy nearest matching; played tracks only take their own card on their own spot."""
+        """Played cards absorb every read of their own spot; the rest is greedy nearest matching,
+        and a leftover read on top of a card being read is a second hypothesis of it."""
         centres = dets.centers
         sizes = np.maximum(
             np.linalg.norm(dets.quad[:, 2] - dets.quad[:, 1], axis=1),
             np.linalg.norm(dets.quad[:, 1] - dets.quad[:, 0], axis=1),
         ) if len(dets) else np.zeros(0)
+        points = [(float(c[0]), float(c[1])) for c in centres]
+        used_d = {di for di in range(len(dets)) if self._absorbed(points[di], t)}
         pairs: list[tuple[float, int, int]] = []
         for ti, track in enumerate(self.tracks):
+            if track.played is not None:
+                continue
             for di in range(len(dets)):
-                d = float(np.hypot(*(centres[di] - track.centre)))
-                if track.played is not None:
-                    # A played card's own spot: whatever it reads as now (half hidden under
-                    # the next card, blurred by a hand), it is that card, not a new one.
-                    if d < 0.3 * track.size:
-                        pairs.append((d, ti, di))
-                elif d < self.config.reach * track.size:
+                d = float(np.hypot(points[di][0] - track.centre[0], points[di][1] - track.centre[1]))
+                if di not in used_d and d < self.config.reach * track.size:
                     same = str(dets.card[di]) in track.votes
                     pairs.append((d * (0.5 if same else 1.0), ti, di))
         pairs.sort()
         used_t: set[int] = set()
-        used_d: set[int] = set()
         for _, ti, di in pairs:
             if ti in used_t or di in used_d:
                 continue
             used_t.add(ti)
             used_d.add(di)
-            self._observe(self.tracks[ti], dets, di, (float(centres[di][0]), float(centres[di][1])), t)
+            self._observe(self.tracks[ti], dets, di, points[di], t)
         for di in range(len(dets)):
-            if di not in used_d:
-                self._new_track(dets, di, (float(centres[di][0]), float(centres[di][1])), float(sizes[di]), t)
+            if di in used_d:
+                continue
+            twin = self._twin(points[di])
+            if twin is not None:
+                if twin.last_t < t:  # not matched this frame: this is its read
+                    twin.last_vote = []
+                twin.revote(_top(dets, di))  # the finder's second hypothesis of one card
+                twin.last_t = t
+            else:
+                self._new_track(dets, di, points[di], float(sizes[di]), t)
+
+    def _absorbed(self, point: Point, t: float) -> bool:
+        """A read of a played card's own spot: whatever it reads as now (half hidden under the
+        next card, blurred by a hand, the finder's quad drifting), it is that card, not a new one."""
+        cfg = self.config
+        for track in self.tracks:
+            if track.played is None:
+                continue
+            d = float(np.hypot(point[0] - track.centre[0], point[1] - track.centre[1]))
+            near = d < cfg.same_card * track.size
+            if not near and d < cfg.same_seat_reach * track.size and track.seat is not None:
+                near = self._seat_of_spot(point, use_turn=False) == track.seat
+            if near:
+                track.last_t = t
+                return True
+        return False
+
+    def _twin(self, point: Point) -> Track | None:
+        """An unplayed still track this read lies on (one physical card), if any."""
+        cfg = self.config
+        best: tuple[float, Track] | None = None
+        for track in self.tracks:
+            if track.played is not None:
+                continue
+            d = float(np.hypot(point[0] - track.centre[0], point[1] - track.centre[1]))
+            if d < cfg.same_card * track.size and (best is None or d < best[0]):
+                best = (d, track)
+        return best[1] if best is not None else None
 
     def _observe(self, track: Track, dets: Detections, di: int, centre: Point, t: float) -> None:
         track.last_t = t
@@ -238,6 +337,8 @@ class PlayTracker:
             return None  # decided already, or no fresh read to decide on
         if t - track.still_since < cfg.still_s - 1e-6 or track.reads < cfg.min_frames:
             return None
+        if not self._in_play_zone(track.centre):
+            return None  # a won pile, the stock, a card in a hand by the table's edge
         ranked = sorted(track.votes.items(), key=lambda kv: -kv[1])
         ranked = [(code, p / track.reads) for code, p in ranked if code != BACK]
         if not ranked:
@@ -253,15 +354,41 @@ class PlayTracker:
             return None  # keep reading: more frames usually settle it
         if max(share, plausible[0][1] if plausible else 0.0) < cfg.min_share:
             track.rejected = True  # no read of it is even a little sure: a shadow, not a card
+            self._note(track, t, "rejected", why="weak")
+            self._unexplained(track, t)
             return None
         if not plausible:
             return self._play(track, best, share, uncertain=True, t=t, alternatives=ranked[1:3])
         card, p = plausible[0]
         if p < cfg.min_share / 2:  # the only possible card is barely in the running
             track.rejected = True
+            self._note(track, t, "rejected", why="implausible")
+            self._unexplained(track, t)
             return None
         others = [cp for cp in ranked if cp[0] != card][:2]
         return self._play(track, card, p, uncertain=True, t=t, alternatives=others)
+
+    def _in_play_zone(self, centre: Point) -> bool:
+        zones = self.config.play_zones
+        return self.zone_of is None or zones is None or self.zone_of(centre) in zones
+
+    def _unexplained(self, track: Track, t: float) -> None:
+        """Remember a still card that never became a play (see :meth:`missed_since`)."""
+        keep = t - self.config.missed_memory_s
+        self.unexplained = [tr for tr in self.unexplained if tr.last_t >= keep and tr is not track] + [track]
+
+    def _note(self, track: Track, t: float, what: str, **extra: Any) -> None:
+        """Record a decision about ``track`` (when tracing): the data to tell why it happened."""
+        if self.trace is None:
+            return
+        reads = max(track.reads, 1)
+        votes = sorted(track.votes.items(), key=lambda kv: -kv[1])[:3]
+        self.trace.append({
+            "t": round(t, 2), "what": what, "track": track.id, "first_t": round(track.first_t, 2),
+            "still_since": round(track.still_since, 2), "reads": track.reads, "moved": track.moved,
+            "origin": [round(v) for v in track.origin], "centre": [round(v) for v in track.centre],
+            "votes": [(c, round(v / reads, 2)) for c, v in votes], **extra,
+        })
 
     def _repeat_of_a_played_card(self, track: Track, best: str) -> bool:
         """A played card read again close to its spot: after a long occlusion, or a second
@@ -272,18 +399,19 @@ class PlayTracker:
             ) < 0.5 * other.size:
                 other.last_t = track.last_t
                 track.played = best  # adopt silently: the same card, not a new play
-                track.trick = other.trick
+                track.trick, track.seat = other.trick, other.seat
+                self._note(track, track.last_t, "adopted", card=best, of=other.id)
                 return True
         return False
 
-    def _seat_of_spot(self, centre: Point) -> str:
+    def _seat_of_spot(self, centre: Point, use_turn: bool = True) -> str:
         """The seat whose play spot is nearest; a near tie goes to the seat whose turn it is
         (a half-hidden card's quad drifts toward its neighbour's spot)."""
         if not self.play_spots:
             return self.seat_of(centre)
         ranked = sorted(self.play_spots, key=lambda s: np.hypot(*np.subtract(self.play_spots[s], centre)))
         first = ranked[0]
-        if len(ranked) > 1 and self.rules is not None:
+        if len(ranked) > 1 and self.rules is not None and use_turn:
             d1 = float(np.hypot(*np.subtract(self.play_spots[first], centre)))
             d2 = float(np.hypot(*np.subtract(self.play_spots[ranked[1]], centre)))
             turn = self.rules.turn()
@@ -300,6 +428,8 @@ class PlayTracker:
     ) -> dict[str, Any]:
         track.played = card
         track.trick = self.rules.trick_number() if self.rules is not None else 0
+        if track in self.unexplained:
+            self.unexplained.remove(track)
         # Where it came from, when the track followed it in from afar; else where it lies
         # (play spots are in front of their seats; a hand's first blurred glimpse near the
         # trick is no evidence of direction).
@@ -308,6 +438,7 @@ class PlayTracker:
             seat = self.seat_of(track.origin)
         else:
             seat = self._seat_of_spot(track.centre)
+        track.seat = seat
         if self.rules is not None and self.rules.has_played(seat):
             uncertain = True  # a second card from one seat in one trick: more likely a misread
         event: dict[str, Any] = {
@@ -320,7 +451,13 @@ class PlayTracker:
         if uncertain:
             event["uncertain"] = True
             event["alternatives"] = [c for c, _ in alternatives]
+        self._note(track, t, "play", seat=seat, card=card, uncertain=uncertain)
         return event
+
+
+def _sureness(top: Sequence[tuple[str, float]]) -> float:
+    """How sure a read is of some face (a quad over the cloth beside a card reads ``back``)."""
+    return float(top[0][1]) if top and top[0][0] != BACK else 0.0
 
 
 def _top(dets: Detections, di: int) -> list[tuple[str, float]]:

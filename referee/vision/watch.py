@@ -147,6 +147,8 @@ class WatchLoop:
         self.last_text = ""
         self.status_text = ""
         self.t = 0.0
+        self.last_play_t = 0.0  # when the referee last got a play (or the deal)
+        self.asked_gathered = -1  # the trick whose short gathering was already asked about
 
     def camera(self, ok: bool, detail: str, operator: Sequence[Event]) -> list[Event]:
         out: list[Event] = []
@@ -164,13 +166,63 @@ class WatchLoop:
         for event in operator:
             out += self._operator(event)
         plays = self.live.update(image, t)
+        if self.dealt and self._deal_over():
+            # Between deals nothing on the table is a play: wait quietly for the next deal.
+            self.queue.clear()
+            self.asked = False
+            if self.game in TRUMP_GAMES:
+                self.dealt, self.trump_votes = False, Counter()
+            return out
         if not self.dealt:
             out += self._auto_deal()
             return out  # nothing on the table is a play before the deal
         for play in plays:
             self.queue.append(play)
         out += self._drain()
+        if not self.queue:
+            out += self._gathered_short()
         return out
+
+    def _deal_over(self) -> bool:
+        deal = self.referee.deal
+        return deal is not None and deal.phase == "over"
+
+    def _missed_question(self, head: Mapping[str, Any]) -> Event | None:
+        """A play from a seat not on turn: when the camera may have missed the turn seat's card
+        (a still card it could not read, or the trick already gathered), ask about that seat
+        instead of calling out_of_turn; seen clearly with nothing missed, it is out of turn."""
+        turn = self.referee.turn
+        deal = self.referee.deal
+        if turn is None or deal is None or head.get("seat") == turn or head.get("checked"):
+            return None
+        tracker = self.live.tracker
+        evidence = tracker.missed_since(self.last_play_t)
+        trick = deal.trick
+        gathered = trick is not None and bool(trick.plays) and not tracker.trick_on_table(deal.trick_number)
+        if evidence is None and not gathered:
+            return None
+        guess = tracker.best_guess(evidence) if evidence is not None else None
+        return {"event": "play", "seat": turn, "card": guess, "uncertain": True, "missed": True,
+                "confidence": 0.0, "alternatives": [], "track": evidence.id if evidence is not None else None}
+
+    def _gathered_short(self) -> list[Event]:
+        """The trick's cards were gathered with fewer cards than seats: ask about the seat on turn."""
+        deal = self.referee.deal
+        turn = self.referee.turn
+        if deal is None or turn is None or deal.trick is None or not deal.trick.plays or self.asked:
+            return []
+        number = deal.trick_number
+        tracker = self.live.tracker
+        quiet = self.t - self.last_play_t > tracker.config.long_gone_s
+        if number == self.asked_gathered or not quiet or tracker.trick_on_table(number):
+            return []
+        self.asked_gathered = number
+        evidence = tracker.missed_since(self.last_play_t)
+        guess = tracker.best_guess(evidence) if evidence is not None else None
+        self.queue.append({"event": "play", "seat": turn, "card": guess, "uncertain": True, "missed": True,
+                           "confidence": 0.0, "alternatives": [],
+                           "track": evidence.id if evidence is not None else None})
+        return self._drain()
 
     # -- operator ------------------------------------------------------------------------
     def _operator(self, event: Event) -> list[Event]:
@@ -194,9 +246,15 @@ class WatchLoop:
         self.asked = False
         out: list[Event] = []
         if event.get("accept", True):
-            card = str(event.get("card", head["card"]))
+            card = event.get("card", head["card"])
             seat = str(event.get("seat", head["seat"]))
-            out += self._apply({"event": "play", "seat": seat, "card": card, "confirmed": True})
+            if card is None:
+                self.queue.insert(0, head)
+                self.asked = True
+                return [{"call": "error", "detail": f"confirm: name the card {seat} played (\"card\": ...)"}]
+            if head.get("track") is not None:
+                self.live.tracker.settle(int(head["track"]), str(card), seat)
+            out += self._apply({"event": "play", "seat": seat, "card": str(card), "confirmed": True})
         return out + self._drain()
 
     # -- camera plays ----------------------------------------------------------------------
@@ -204,12 +262,20 @@ class WatchLoop:
         out: list[Event] = []
         while self.queue and not self.asked:
             head = self.queue[0]
+            missed = None if head.get("missed") else self._missed_question(head)
+            if missed is not None:
+                head["checked"] = True  # asked about the seat before it once: then it stands
+                self.queue.insert(0, missed)
+                head = missed
             if head.get("uncertain") or float(head.get("confidence", 1.0)) < self.confirm_below:
                 self.asked = True
-                out.append({"call": "confirm", "seat": head["seat"], "card": head["card"],
-                            "confidence": head.get("confidence"), "alternatives": head.get("alternatives", []),
-                            "t": round(self.t, 2)})
-                self.last_text = f"CONFIRM? {head['seat']} {head['card']}"
+                call = {"call": "confirm", "seat": head["seat"], "card": head["card"],
+                        "confidence": head.get("confidence"), "alternatives": head.get("alternatives", []),
+                        "t": round(self.t, 2)}
+                if head.get("missed"):
+                    call["missed"] = True  # "did this seat play?": the camera saw no clear card
+                out.append(call)
+                self.last_text = f"CONFIRM? {head['seat']} {head['card'] or '(missed?)'}"
                 break
             self.queue.pop(0)
             out += self._apply({"event": "play", "seat": head["seat"], "card": head["card"],
@@ -239,6 +305,8 @@ class WatchLoop:
             calls = [c.to_dict() for c in self.referee.apply(event)]
         except RefereeError as exc:
             return [{"call": "error", "detail": str(exc), "t": round(self.t, 2)}]
+        if event.get("event") in ("deal", "play"):
+            self.last_play_t = self.t
         if event.get("event") == "deal":
             self.status_text = ""
         out = [{**c, "t": round(self.t, 2)} for c in calls]

@@ -64,9 +64,19 @@ PLAY3 = {"event": "play", "seat": "N", "card": "spade_3", "confidence": 0.97}
 PLAY6 = {"event": "play", "seat": "S", "card": "spade_1", "confidence": 0.95}
 
 
+class FakeVision:
+    """The live loop's vision stage over a fake tracker: the 'image' is the frame number."""
+
+    def __init__(self, tracker: FakeTracker) -> None:
+        self.tracker = tracker
+
+    def update(self, image: int, t: float) -> list[dict[str, Any]]:
+        return self.tracker.update(image, t)
+
+
 def make_feed(gaps: tuple[int, ...] = ()) -> tuple[VisionFeed, FakeTracker]:
     tracker = FakeTracker({3: PLAY3, 6: PLAY6})
-    return VisionFeed(FakeSource(8, gaps), lambda image: image, tracker, [(0.1, DEAL)]), tracker
+    return VisionFeed(FakeSource(8, gaps), FakeVision(tracker), [(0.1, DEAL)]), tracker
 
 
 def drain(feed: VisionFeed) -> list[FeedItem]:
@@ -168,7 +178,7 @@ def test_a_live_camera_adopts_the_recorded_trick_on_resume() -> None:
     fallback = {"event": "play", "seat": "W", "card": "coppe_4", "uncertain": True, "alternatives": ["coppe_5"]}
     tracker = FakeTracker({1: seen_again, 2: fallback, 3: PLAY6})
     tracker.rules = TableRules()
-    feed = VisionFeed(FakeSource(5), lambda image: image, tracker, live=True)
+    feed = VisionFeed(FakeSource(5), FakeVision(tracker), live=True)
     feed.skip_to(3)  # a frame number of the previous process means nothing to a camera
     assert tracker.seen == []
     events = [i.event for _ in range(5) for i in feed.poll(0.05) if i.event]

@@ -40,7 +40,9 @@ def seat_of(p: Sequence[float]) -> str:
 
 def zone_of(p: Sequence[float]) -> str:
     x, y = p
-    return "stock" if x < 150 and y < 200 else seat_of(p)
+    if x < 150 and y < 200:
+        return "stock"
+    return "play" if 450 <= x <= 830 and 200 <= y <= 520 else seat_of(p)
 
 
 class Rules:
@@ -228,3 +230,61 @@ def test_a_still_card_gathered_before_its_read_settled_is_an_unsure_play_not_a_l
 def test_a_card_only_glimpsed_then_gone_is_no_play() -> None:
     tracker = PlayTracker(seat_of, zone_of, Rules())
     assert run(tracker, [card_at(600, 300, [("bastoni_2", 0.45)])] * 2 + [Detections.empty()] * 10) == []
+
+
+def test_a_card_outside_the_play_area_is_never_a_play() -> None:
+    # A won pile by a seat's edge, or a card held in a hand resting there: still, readable, no play.
+    tracker = PlayTracker(seat_of, zone_of, Rules())
+    assert run(tracker, [card_at(300, 650, [("denari_4", 0.99)])] * 20) == []
+
+
+def test_a_second_hypothesis_of_a_card_read_as_another_card_is_no_play() -> None:
+    rules = Rules()
+    tracker = PlayTracker(seat_of, zone_of, rules)
+    first = run(tracker, [card_at(600, 400, [("spade_9", 0.95)])] * 6)
+    rules.played.add("spade_9")
+    # Later the finder also proposes a quad a third of a card off, which reads as spade_8.
+    both = merge(card_at(600, 400, [("spade_9", 0.9)]), card_at(606, 440, [("spade_8", 0.84)]))
+    again = run(tracker, [both] * 20, t0=0.6)
+    assert len(first) == 1 and again == []
+
+
+def test_a_played_card_re_read_off_its_spot_toward_its_own_seat_is_the_same_card() -> None:
+    spots = {"N": (640, 300), "S": (640, 440)}
+    rules = Rules()
+    tracker = PlayTracker(seat_of, zone_of, rules, play_spots=spots)
+    first = run(tracker, [card_at(640, 440, [("coppe_7", 0.95)])] * 6)
+    rules.played.add("coppe_7")
+    rules.seats_played.add("S")
+    rules.whose_turn = "N"
+    # N's card half covers it; its quad now centres 0.5 card lower, still on S's side.
+    drifted = merge(card_at(640, 300, [("bastoni_1", 0.97)]), card_at(640, 500, [("denari_2", 0.9)]))
+    later = run(tracker, [drifted] * 10, t0=0.6)
+    assert [(e["seat"], e["card"]) for e in first + later] == [("S", "coppe_7"), ("N", "bastoni_1")]
+
+
+def test_hypotheses_of_one_card_give_one_read_per_frame_the_surest() -> None:
+    tracker = PlayTracker(seat_of, zone_of, Rules())
+    # Each frame: the right quad reads denari_6 sure, a mis-cropped one reads denari_1 unsure.
+    both = merge(card_at(600, 400, [("denari_6", 0.9)]), card_at(620, 420, [("denari_1", 0.4)]))
+    events = run(tracker, [both] * 6)
+    assert [(e["card"], e.get("uncertain")) for e in events] == [("denari_6", None)]
+
+
+def test_a_still_card_never_read_is_remembered_as_a_possibly_missed_play() -> None:
+    tracker = PlayTracker(seat_of, zone_of, Rules())
+    unreadable = [("spade_1", 0.08), ("coppe_9", 0.07)]
+    run(tracker, [card_at(600, 300, unreadable)] * 20)
+    missed = tracker.missed_since(0.0)
+    assert missed is not None and missed.centre == (600.0, 300.0)
+    assert tracker.missed_since(5.0) is None  # only cards laid since the referee's last play
+    tracker.settle(missed.id, "spade_1", "N")  # the operator said what it was
+    assert tracker.missed_since(0.0) is None and tracker.trick_on_table(1)
+
+
+def test_a_trick_is_on_the_table_until_its_cards_are_gone() -> None:
+    tracker = PlayTracker(seat_of, zone_of, Rules())
+    run(tracker, [card_at(600, 360, [("spade_9", 0.95)])] * 6)
+    assert tracker.trick_on_table(1)
+    run(tracker, [Detections.empty()] * 40, t0=0.6)
+    assert not tracker.trick_on_table(1)

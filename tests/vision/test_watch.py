@@ -14,17 +14,36 @@ import pytest
 from referee.cli import main
 from referee.rules import Referee
 from referee.vision.detections import Detections
+from referee.vision.tracker import TrackerConfig
 from referee.vision.watch import OperatorFeed, WatchLoop
 
 SEATS = ["N", "W", "S", "E"]
 
 
 class StubTracker:
+    """The tracker's answers to the live loop's questions, set by each test."""
+
     def __init__(self) -> None:
         self.resets = 0
+        self.config = TrackerConfig()
+        self.missed: Any = None  # a track that lay still unread (evidence of a missed play)
+        self.on_table = True  # the current trick's cards are still on the table
+        self.settled: list[tuple[int, str, str]] = []
 
     def reset(self) -> None:
         self.resets += 1
+
+    def missed_since(self, t: float) -> Any:
+        return self.missed
+
+    def trick_on_table(self, trick: int) -> bool:
+        return self.on_table
+
+    def best_guess(self, track: Any) -> str | None:
+        return str(track.guess)
+
+    def settle(self, track_id: int, card: str, seat: str) -> None:
+        self.settled.append((track_id, card, seat))
 
 
 class StubPipeline:
@@ -165,3 +184,74 @@ def test_cli_runs_frames_and_prints_json_lines(
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert status == 0 and all("call" in x for x in lines)
     assert (tmp_path / "out.mp4").stat().st_size > 0
+
+
+class Unread:
+    """A still card the tracker could not read (``best_guess`` gives ``guess``)."""
+
+    id = 7
+    guess = "coppe_5"
+
+
+def briscola4_deal() -> dict[str, Any]:
+    return {"event": "deal", "game": "briscola-4", "seats": SEATS, "trump_card": "denari_1"}
+
+
+def test_a_play_out_of_turn_after_an_unread_card_asks_about_the_seat_on_turn_instead() -> None:
+    ref = Referee()
+    live = StubLive([[], [play("W", "spade_1")], [], []])
+    live.tracker.missed = Unread()  # N's card lay still but was never read
+    loop = WatchLoop(live, ref, "briscola-4", SEATS)  # type: ignore[arg-type]
+    out = steps(loop, 4, {0: [briscola4_deal()], 2: [{"event": "confirm", "card": "coppe_5"}]})
+    assert next(c for c in out if c["call"] == "confirm") | {"t": 0} == {
+        "call": "confirm", "seat": "N", "card": "coppe_5", "confidence": 0.0, "alternatives": [],
+        "missed": True, "t": 0}
+    assert not [c for c in out if c["call"] == "violation"]
+    assert [(s, str(c)) for s, c in ref.deal.trick.plays] == [("N", "coppe_5"), ("W", "spade_1")]  # type: ignore[union-attr]
+    assert live.tracker.settled == [(7, "coppe_5", "N")]  # the unread card is N's play from now on
+
+
+def test_when_the_operator_says_the_seat_on_turn_did_not_play_the_out_of_turn_play_is_called() -> None:
+    ref = Referee()
+    live = StubLive([[], [play("W", "spade_1")], [], []])
+    live.tracker.missed = Unread()
+    loop = WatchLoop(live, ref, "briscola-4", SEATS)  # type: ignore[arg-type]
+    out = steps(loop, 4, {0: [briscola4_deal()], 2: [{"event": "confirm", "accept": False}]})
+    assert [c["rule"] for c in out if c["call"] == "violation"] == ["out_of_turn"]
+    assert len([c for c in out if c["call"] == "confirm"]) == 1  # asked once, not about W again
+
+
+def test_a_clear_out_of_turn_play_with_nothing_missed_is_called_at_once() -> None:
+    ref = Referee()
+    live = StubLive([[], [play("W", "spade_1")]])
+    loop = WatchLoop(live, ref, "briscola-4", SEATS)  # type: ignore[arg-type]
+    out = steps(loop, 2, {0: [briscola4_deal()]})
+    assert not [c for c in out if c["call"] == "confirm"]
+    assert [(c["seat"], c["rule"]) for c in out if c["call"] == "violation"] == [("W", "out_of_turn")]
+
+
+def test_a_trick_gathered_short_asks_for_the_missing_seat() -> None:
+    ref = Referee()
+    live = StubLive([[], [play("N", "coppe_3")]] + [[] for _ in range(40)])
+    loop = WatchLoop(live, ref, "briscola-4", SEATS)  # type: ignore[arg-type]
+    steps(loop, 2, {0: [briscola4_deal()]})
+    live.tracker.on_table = False  # the trick's cards are gone: gathered with W's card unseen
+    out = [c for i in range(2, 40) for c in loop.step(np.zeros((4, 4, 3), np.uint8), i / 10, [])]
+    confirms = [c for c in out if c["call"] == "confirm"]
+    assert len(confirms) == 1 and confirms[0]["seat"] == "W" and confirms[0]["missed"] is True
+    assert confirms[0]["t"] > 0.1 + TrackerConfig().long_gone_s
+    answer = loop.step(np.zeros((4, 4, 3), np.uint8), 4.0, [{"event": "confirm", "card": "coppe_4"}])
+    assert [(s, str(c)) for s, c in ref.deal.trick.plays] == [("N", "coppe_3"), ("W", "coppe_4")]  # type: ignore[union-attr]
+    assert not [c for c in answer if c["call"] == "error"]
+
+
+def test_after_the_deal_is_over_camera_plays_are_ignored_quietly() -> None:
+    ref = Referee()
+    live = StubLive([[], [play("N", "coppe_3")], [play("S", "coppe_4")], [play("N", "coppe_5")]])
+    loop = WatchLoop(live, ref, "briscola-2", ["N", "S"])  # type: ignore[arg-type]
+    deal = {"event": "deal", "game": "briscola-2", "seats": ["N", "S"], "trump_card": "denari_1"}
+    steps(loop, 1, {0: [deal]})
+    ref.deal.phase = "over"  # type: ignore[union-attr]
+    out = [c for i in range(1, 4) for c in loop.step(np.zeros((4, 4, 3), np.uint8), i / 10, [])]
+    assert not [c for c in out if c["call"] in ("error", "violation", "confirm")]
+    assert not loop.dealt  # briscola: waits for the next deal's briscola
