@@ -24,6 +24,7 @@ from typing import Any
 
 from referee.box.buttons import GESTURES, MENU_GESTURES
 from referee.box.config import BoxConfig
+from referee.box.deal_card_menu import DealCardMenu, missing_deal_card
 from referee.box.display import ScreenSink
 from referee.box.menu import CANCELLED, ContractMenu, has_contract
 from referee.box.screens import (
@@ -68,7 +69,11 @@ class Box:
         self.pending: dict[str, Any] | None = None  # a play the camera is unsure of
         self.pending_pos: int | None = None
         self.candidates: list[str] = []  # the unsure play's card, then the tracker's alternatives
-        self.menu: ContractMenu | None = None
+        self.menu: ContractMenu | DealCardMenu | None = None
+        self.menu_pos: int | None = None  # source position of a deal event the menu completes
+        #: the card the camera reads face up in the stock zone now (briscola's trump, belotta's
+        #: turned card), when the feed offers one (``Feed.stock_card``); the menu starts on it
+        self.stock_reader: Callable[[], str | None] | None = None
         self.fault_screen: FaultScreen | None = None
         self.transient: tuple[Screen, float] | None = None  # (screen, until) shown now
         self.queued: list[tuple[Screen, str]] = []  # (screen, kind) waiting their turn
@@ -110,7 +115,19 @@ class Box:
         )
         if event.get("event") == "play" and unsure:
             return self._ask_confirm(dict(event), source_pos)
+        event = self._with_config_options(event)
+        if missing_deal_card(dict(event)):  # never referee a deal without its trump: ask
+            self._ask_deal_card(dict(event), source_pos)
+            return []
         return self._apply(dict(event), source_pos)
+
+    def _with_config_options(self, event: Mapping[str, Any]) -> Mapping[str, Any]:
+        """A deal of the configured game that names no options gets ``[game.options]`` (the
+        camera and the operator's log do not repeat them); options it names win."""
+        g = self.cfg.game
+        if event.get("event") != "deal" or "options" in event or not g.options or event.get("game") != g.name:
+            return event
+        return {**event, "options": dict(g.options)}
 
     def _apply(self, event: dict[str, Any], source_pos: int | None) -> list[dict[str, Any]]:
         if self.match_id is None:
@@ -157,8 +174,10 @@ class Box:
             elif kind in ("deal_end", "match_end"):
                 self._result(call)
             shown = screen_for_call(call)
+            if kind == "undo":  # the operator's own action: at once, and older news is stale
+                self.queued = []
             if shown is not None:
-                self._flash(*shown)
+                self._flash(*shown, now=kind == "undo")
             if kind == "trick":
                 self.signals.trick_winner(call["winner"])
             elif kind == "violation":
@@ -214,7 +233,7 @@ class Box:
             else:
                 self._resolve_pending(accept=action == "confirm")
         elif action == "undo":
-            self._apply({"event": "undo"}, None)
+            self._undo()
         elif action == "last_trick":
             trick = self.referee.last_trick
             if trick is not None:
@@ -227,7 +246,34 @@ class Box:
             self.menu = ContractMenu(self.cfg.game.name, self.cfg.game.seats)
             self.display.show(self.menu.screen(self.lang))
         elif action == "next_deal":
-            self._apply(self.next_deal_event(), None)
+            event = self.next_deal_event()
+            if missing_deal_card(event):
+                self._ask_deal_card(event, None)
+            else:
+                self._apply(event, None)
+
+    def _ask_deal_card(self, event: dict[str, Any], source_pos: int | None) -> None:
+        """Open the face-up card menu for ``event``, on the camera's reading when it has one."""
+        guess = None
+        if self.stock_reader is not None:
+            try:
+                guess = self.stock_reader()
+            except Exception as exc:  # the camera's guess is a convenience, never a fault
+                log.warning("no stock card reading: %s", exc)
+        self.menu, self.menu_pos = DealCardMenu(event, guess), source_pos
+        self.display.show(self.menu.screen(self.lang))
+
+    def _undo(self) -> None:
+        """Undo the last play; right after a match ended (even once the next match's deal was
+        entered) that is the ended match's last play: its record is reopened first."""
+        if self.match_id is None or not _has_undoable(self.store.events(self.match_id)):
+            previous = self.store.previous_match(self.cfg.game.name, self.match_id)
+            if previous is not None and _has_undoable(self.store.events(previous)):
+                self.store.reopen_match(previous, abandon=self.match_id)
+                events = self.store.events(previous)
+                self.match_id, self.referee, self.events_seen = previous, _rebuild(events), len(events)
+                log.info("undo reopens match %d", previous)
+        self._apply({"event": "undo"}, None)
 
     def _last_trick_winner(self) -> str:
         game, deal, trick = self.referee.game, self.referee.deal, self.referee.last_trick
@@ -252,11 +298,11 @@ class Box:
         if result is None:
             self.display.show(self.menu.screen(self.lang))
             return
-        self.menu = None
+        self.menu, pos, self.menu_pos = None, self.menu_pos, None
         if result == CANCELLED:
             self._show_home()
         elif isinstance(result, dict):
-            self._apply(result, None)
+            self._apply(result, pos)
 
     def next_deal_event(self) -> dict[str, Any]:
         """A ``deal`` event for the configured table (the camera adds what it sees, e.g. the
@@ -279,11 +325,12 @@ class Box:
                 self._flash(*self.queued.pop(0))
             else:
                 self._show_home()
-        timer = self.cfg.timer
-        if not timer.enabled or self.turn_since is None or self.referee.turn is None:
+        seconds = self.move_timer_s()
+        if seconds is None or self.turn_since is None or self.referee.turn is None:
             return
-        left = timer.seconds - (now - self.turn_since)
-        if left <= timer.warning_s and not self.warned:
+        warning_s = min(self.cfg.timer.warning_s, seconds / 4)  # a short timer still counts down
+        left = seconds - (now - self.turn_since)
+        if left <= warning_s and not self.warned:
             self.warned = True
             self.signals.warning_beep()
         if left <= 0 and not self.timed_out:
@@ -292,7 +339,21 @@ class Box:
             self._flash(ViolationScreen(self.referee.turn, "move_timer"), "violation")
         elif not self.transient and self.fault_screen is None and self.menu is None and self.pending is None:
             shown = max(0, int(left + 0.999))
-            self.display.show(TimerScreen(self.referee.turn, shown, timer.seconds, left <= timer.warning_s))
+            total = int(seconds + 0.999)
+            self.display.show(TimerScreen(self.referee.turn, shown, total, left <= warning_s))
+
+    def move_timer_s(self) -> float | None:
+        """Seconds per move, or ``None`` for no timer. The game's ``move_timer_s`` option (its
+        document's default: briscola-2 20 s, briscola-4 none) decides; ``[timer] enabled =
+        false`` switches it off, ``true`` runs ``[timer] seconds`` where the game sets none."""
+        game = self.referee.game
+        option = getattr(game.options, "move_timer_s", None) if game is not None else None
+        timer = self.cfg.timer
+        if timer.enabled is False:
+            return None
+        if isinstance(option, int | float) and option > 0:
+            return float(option)
+        return float(timer.seconds) if timer.enabled is True else None
 
     def fault(self, what_key: str, retries: int) -> None:
         """A fault the table must see (camera gone, record not writable); state is kept."""
@@ -319,6 +380,11 @@ def _rebuild(events: Sequence[Mapping[str, Any]]) -> Referee:
         with contextlib.suppress(RefereeError):
             ref.apply(event)
     return ref
+
+
+def _has_undoable(events: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether a recorded match holds something undo can retract (a play, a declaration)."""
+    return any(e.get("event") in ("play", "declare") for e in events)
 
 
 def _with_drawn_card(event: Mapping[str, Any], calls: list[dict[str, Any]]) -> list[dict[str, Any]]:

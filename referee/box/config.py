@@ -16,7 +16,7 @@ import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from referee.errors import ConfigError
 
@@ -63,8 +63,10 @@ class ThresholdsConfig:
 
 @dataclass(frozen=True)
 class TimerConfig:
-    enabled: bool = False  # Briscola's 20-second move timer (document option)
-    seconds: int = 20
+    #: "game": as the game's ``move_timer_s`` option says (briscola-2's document: 20 s);
+    #: True: also for games without the option (``seconds``); False: never
+    enabled: bool | Literal["game"] = "game"
+    seconds: int = 20  # only where the game sets no move_timer_s
     warning_s: int = 5  # beep when this many seconds are left
 
 
@@ -265,7 +267,9 @@ def _thresholds(r: _Reader) -> ThresholdsConfig:
 
 
 def _timer(r: _Reader) -> TimerConfig:
-    enabled = r.bool_("enabled", False)
+    enabled = r.raw("enabled", "game")
+    if enabled != "game" and not isinstance(enabled, bool):
+        raise r.error("enabled", "true, false or \"game\"", enabled)
     seconds = r.int_("seconds", 20, range(3, 601))
     warning = r.int_("warning_s", 5, range(0, seconds))
     r.done()

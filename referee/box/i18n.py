@@ -38,6 +38,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "field_called": {"it": "Carta chiamata", "en": "Called card"},
     "field_points": {"it": "Punti", "en": "Points"},
     "field_bid": {"it": "Offerta", "en": "Bid"},
+    "deal_card": {"it": "SMAZZATA", "en": "NEW DEAL"},
+    "field_deal_card": {"it": "Briscola scoperta?", "en": "Face-up trump?"},
+    "field_turned": {"it": "Carta girata?", "en": "Turned card?"},
     "field_done": {"it": "Conferma", "en": "Confirm"},
     "ready": {"it": "PRONTO", "en": "READY"},
     "waiting_deal": {"it": "in attesa della smazzata", "en": "waiting for a deal"},
@@ -56,6 +59,7 @@ RULES: dict[str, dict[str, str]] = {
     "duplicate_card": {"it": "Carta doppia", "en": "Duplicate card"},
     "bad_card": {"it": "Carta estranea", "en": "Foreign card"},
     "move_timer": {"it": "Tempo scaduto", "en": "Time is up"},
+    "false_declaration": {"it": "Accuso falso", "en": "False declaration"},
 }
 
 ITALIAN_SUIT_SHORT = {"bastoni": "Bas", "coppe": "Cop", "denari": "Den", "spade": "Spa"}

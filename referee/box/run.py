@@ -93,6 +93,9 @@ class Runner:
         self.clock, self.sleep = clock, sleep
         self.stopping = False
         self.retries = 0
+        reader = getattr(feed, "stock_card", None)  # optional: the camera's read of the stock
+        if callable(reader) and box.stock_reader is None:
+            box.stock_reader = reader
 
     def run(self) -> int:
         self.feed.skip_to(self.box.start())

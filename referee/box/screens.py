@@ -190,9 +190,10 @@ class MenuScreen(Screen):
     label_key: str  # i18n key of the field
     value: str
     step: str = ""  # e.g. "2/3"
+    header_key: str = "contract"  # i18n key of the header (deal_card: the deal's face-up card)
 
     def paint(self, c: Canvas, lang: str) -> None:
-        c.header(tr(lang, "contract"), self.step)
+        c.header(tr(lang, self.header_key), self.step)
         c.text(tr(lang, self.label_key), (0, HEADER_H + 1, WIDTH, HEADER_H + 14), largest=12)
         c.text("◀", (0, 29, 14, 51), largest=16)
         c.text("▶", (WIDTH - 14, 29, WIDTH, 51), largest=16)

@@ -135,6 +135,26 @@ class MatchStore:
         row = self._read(sql + " ORDER BY id DESC LIMIT 1", params).fetchone()
         return int(row[0]) if row else None
 
+    def previous_match(self, game: str, before: int | None = None) -> int | None:
+        """The newest ended match of ``game`` (older than match ``before`` when given): the one
+        an undo right after its end reopens."""
+        sql = "SELECT id FROM matches WHERE ended IS NOT NULL AND game = ?"
+        params: tuple[Any, ...] = (game,)
+        if before is not None:
+            sql, params = sql + " AND id < ?", (game, before)
+        row = self._read(sql + " ORDER BY id DESC LIMIT 1", params).fetchone()
+        return int(row[0]) if row else None
+
+    def reopen_match(self, match_id: int, abandon: int | None = None) -> None:
+        """Mark ``match_id`` unfinished again (an undo of its last play) and, in the same
+        transaction, ``abandon`` as ended (a next match begun too early, kept for the record)."""
+        steps: list[tuple[str, Sequence[Any]]] = [
+            ("UPDATE matches SET ended = NULL WHERE id = ?", (match_id,))
+        ]
+        if abandon is not None:
+            steps.append(("UPDATE matches SET ended = ? WHERE id = ?", (time.time(), abandon)))
+        self._write(steps)
+
     def append(
         self,
         match_id: int,

@@ -27,7 +27,7 @@ def test_default_config_file_loads_with_documented_values() -> None:
 def test_empty_config_gives_defaults() -> None:
     cfg = parse_config("")
     assert cfg.game == BoxConfig().game
-    assert cfg.timer.seconds == 20 and not cfg.timer.enabled
+    assert cfg.timer.seconds == 20 and cfg.timer.enabled == "game"
 
 
 def test_relative_paths_are_relative_to_the_config_file(tmp_path: Path) -> None:
@@ -63,7 +63,7 @@ def test_chiamata_five_seats_need_five_leds() -> None:
         ("[camera]\nfps = 0", r"camera\.fps: expected an integer 1\.\.120, got 0"),
         ("[camera]\nretry_s = 'soon'", r"camera\.retry_s: expected a number"),
         ("[thresholds]\nconfidence = 1.5", r"thresholds\.confidence: expected a number 0\.0\.\.1\.0, got 1\.5"),
-        ("[timer]\nenabled = 'yes'", r"timer\.enabled: expected true or false, got 'yes'"),
+        ("[timer]\nenabled = 'yes'", r"timer\.enabled: expected true, false or \"game\", got 'yes'"),
         ("[timer]\nseconds = 20\nwarning_s = 20", r"timer\.warning_s: expected an integer 0\.\.19, got 20"),
         ("[display]\ndriver = 'ssd1351'", r"display\.driver: expected one of 'ssd1306', 'ssd1309', 'sh1106', 'none'"),
         ("[display]\ni2c_address = 200", r"display\.i2c_address: expected an integer 3\.\.119, got 200"),
