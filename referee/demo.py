@@ -117,6 +117,7 @@ class SimOperator:
         self.referee = referee
         self.pending: list[Event] = []
         self.asked = 0
+        self.refused = 0  # asked about a seat that had laid nothing new: a false alarm
 
     def ask(self, call: Call, t: float) -> None:
         self.asked += 1
@@ -125,6 +126,7 @@ class SimOperator:
         if waiting:
             self.pending.append({"event": "confirm", "card": waiting[0].card})
         else:
+            self.refused += 1
             self.pending.append({"event": "confirm", "accept": False})
 
     def answers(self) -> list[Event]:
@@ -200,6 +202,7 @@ class DemoResult:
     truth_calls: list[Call] = field(default_factory=list)
     vision: str = ""
     confirms: int = 0  # plays the camera was unsure of (the simulated operator answered)
+    refused: int = 0  # ... of which the operator refused: the seat had laid nothing new
     delays: list[float] = field(default_factory=list)  # s from a card lying still to its play event
     frames: int = 0
     seconds: float = 0.0
@@ -305,7 +308,9 @@ def run_demo(
     result.delays = _delays(ref, sim.plays)
     if isinstance(stage, WatchStepper):
         result.confirms = stage.operator.asked
-    _dump(out / "events.jsonl", result.events)
+        result.refused = stage.operator.refused
+    # with the frame time each was fed at, to line up with truth.jsonl and calls.jsonl
+    _dump(out / "events.jsonl", [{**e, "t": round(t, 2)} for e, t in zip(result.events, ref.fed_at, strict=True)])
     _dump(out / "truth.jsonl", [{"seat": p.seat, "card": p.card, "t": p.t} for p in sim.plays])
     result.seconds = time.perf_counter() - started
     result.truth_plays = [(p.seat, p.card) for p in sim.plays]
@@ -381,7 +386,8 @@ class _ScreenWriter:
         if self._screens is None:
             return
         if call.get("call") == "confirm":  # the box asks the table with its confirm screen
-            self._save(self._screens.ConfirmScreen(str(call["seat"]), str(call["card"])), "confirm")
+            card = str(call["card"]) if call.get("card") else "?"  # "did this seat play?" has no card
+            self._save(self._screens.ConfirmScreen(str(call["seat"]), card), "confirm")
             return
         made = self._screens.screen_for_call(call)
         if made is None:
@@ -472,7 +478,8 @@ def _summary(result: DemoResult, say: Any) -> None:
         say("final score: the deal did not finish (missed plays?)", always=True)
     sc = score(result)
     say(f"# vision vs truth: {sc.right}/{sc.plays} plays right, {sc.misread} misread, {sc.phantom} phantom, "
-        f"{sc.winners_right}/{sc.tricks} trick winners, {result.confirms} operator confirms; "
+        f"{sc.winners_right}/{sc.tricks} trick winners, {result.confirms} operator confirms "
+        f"({result.refused} refused: nothing new there); "
         f"{result.frames} frames in {result.seconds:.1f} s ({result.vision})")
     if result.delays:
         say(f"# delay from a card lying still to its play: median {statistics.median(result.delays):.2f} s, "

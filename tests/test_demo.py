@@ -26,6 +26,8 @@ def test_demo_referees_a_whole_deal_and_writes_video_screens_and_logs(tmp_path: 
     truth = [json.loads(line) for line in (tmp_path / "truth.jsonl").read_text().splitlines()]
     plays = [e for e in result.events if e["event"] == "play"]
     assert [(t["seat"], t["card"]) for t in truth] == [(p["seat"], p["card"]) for p in plays]
+    fed = [json.loads(line) for line in (tmp_path / "events.jsonl").read_text().splitlines()]
+    assert all(isinstance(e["t"], float) for e in fed)  # each with the frame time it was fed at
 
 
 def test_demo_cli_prints_calls_and_the_final_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -58,7 +60,7 @@ def test_simulated_operator_confirms_the_true_card_and_refuses_phantoms() -> Non
     operator.ask({"call": "confirm", "seat": "S", "card": "spade_6"}, t=2.5)  # misread: S really laid spade_5
     operator.ask({"call": "confirm", "seat": "N", "card": "coppe_3"}, t=2.5)  # N's card is already in
     assert operator.answers() == [{"event": "confirm", "card": "spade_5"}, {"event": "confirm", "accept": False}]
-    assert operator.answers() == [] and operator.asked == 2
+    assert operator.answers() == [] and operator.asked == 2 and operator.refused == 1
 
 
 def test_score_counts_right_phantom_and_winners() -> None:
