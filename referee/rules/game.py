@@ -130,6 +130,14 @@ class Game(ABC):
         """Called after a play is recorded (before trick completion): e.g. partner reveal."""
         return []
 
+    def contradicted(self, deal: DealState, seat: str, card: Card) -> int | None:
+        """``seat`` plays ``card``, not known in its hand, while it is seen out of play or
+        ``seat`` has known cards: if that contradicts a declaration (its cards shown in a hand,
+        so the card is known elsewhere, or the declarer's hand has no room left for them),
+        the index of that declaration among the deal's ``declare`` events, which the engine
+        then voids (rebuilding the deal with it marked ``"void"``), else ``None``."""
+        return None
+
     # ----------------------------------------------------------------- tricks
     def trick_size(self, deal: DealState) -> int:
         return len(deal.seats)

@@ -410,6 +410,10 @@ class Referee:
                 )
             ]
         in_known = card in deal.known[seat]
+        if not in_known and (deal.known[seat] or deal.seen[card] >= game.deck.copies):
+            void = game.contradicted(deal, seat, card)
+            if void is not None:
+                return self._void_declaration(void, ev, card)
         if not in_known:
             why_not = (
                 f"{card.code} was already seen this deal"
@@ -420,6 +424,34 @@ class Referee:
                 return [violation(deal, seat, "duplicate_card", why_not, card=card.code)]
         self._deal_events.append(ev)
         return self._record(game, deal, trick, seat, card, in_known)
+
+    def _void_declaration(self, index: int, ev: PlayEvent, card: Card) -> list[Call]:
+        """The play ``ev`` contradicts the ``index``-th declaration of the deal: rebuild the
+        deal with that declaration void (its cards not in any hand, nothing they proved), report
+        it as a ``false_declaration``, then take the play as if the declaration never was."""
+        at = [i for i, e in enumerate(self._deal_events) if isinstance(e, DeclareEvent)][index]
+        old = self._deal_events[at]
+        assert isinstance(old, DeclareEvent)
+        events = list(self._deal_events)
+        events[at] = DeclareEvent(old.seat, old.cards, {**old.raw, "void": True})
+        self._rebuild(events)
+        assert self.deal is not None
+        cards = " ".join(old.cards)
+        why = (
+            f"{ev.seat} played {card.code}"
+            if ev.seat != old.seat
+            else f"{ev.seat} played {card.code}, and its hand has no room left for them"
+        )
+        call = violation(
+            self.deal,
+            old.seat,
+            "false_declaration",
+            f"{old.seat} declared {cards} but {why}: the declaration is void",
+            card=cards,
+            proof=card.code,
+            extra={"cards": list(old.cards)},
+        )
+        return [call, *self._play(ev)]
 
     def _record(
         self, game: Game, deal: DealState, trick: Trick, seat: str, card: Card, in_known: bool

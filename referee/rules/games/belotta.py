@@ -107,7 +107,7 @@ class Belotta(Game):
             )
         deal.turned = parse_deck_card(self, event.turned, "turned")
         deal.phase = "contract"
-        deal.extra.update(caller=None, vias=0, declarations=[])
+        deal.extra.update(caller=None, vias=0, declarations=[], void=[])
         return []
 
     def can_play(self, deal: DealState) -> str | None:
@@ -198,12 +198,18 @@ class Belotta(Game):
             raise PhaseError("declarations come after the trump is chosen (rule 3a)")
         seat = event.seat
         cards = [parse_deck_card(self, code, "cards") for code in event.cards]
+        void: list[int] = deal.extra["void"]
         try:
             decl = classify(cards, deal.trump)
-            mine = [d for s, d in deal.extra["declarations"] if s == seat]
+            mine = [d for i, (s, d) in enumerate(deal.extra["declarations"])
+                    if s == seat and i not in void]
             check_disjoint(mine, decl)
         except DeclarationError as exc:
             raise EventError(f"key 'cards': {exc}") from None
+        if event.raw.get("void") is True:  # the engine's mark: later plays contradicted it
+            void.append(len(deal.extra["declarations"]))
+            deal.extra["declarations"].append((seat, decl))
+            return []  # its cards are in no hand and prove nothing
         self._check_timing(deal, seat, decl)
         self._check_ownership(deal, seat, cards)
         deal.extra["declarations"].append((seat, decl))
@@ -212,6 +218,25 @@ class Belotta(Game):
         calls: list[Call] = [game_call("declaration", seat=seat, **decl.to_dict())]
         unplayed = [c for c in cards if c not in deal.played[seat]]
         return calls + show_cards(self, deal, seat, unplayed)
+
+    def contradicted(self, deal: DealState, seat: str, card: Card) -> int | None:
+        """3f: an accuso is valid only with its cards shown; one its cards turn out not to be
+        in the declarer's hand was never really shown: the engine voids it (not counted, its
+        cards free, the obligations they proved unproven)."""
+        declared: list[tuple[str, Declaration]] = deal.extra.get("declarations") or []
+        void: list[int] = deal.extra.get("void") or []
+        live = [(i, s, d) for i, (s, d) in enumerate(declared) if i not in void]
+        caller = deal.extra.get("caller")
+        for i, s, d in live:  # another seat lays a card only a declaration put in s's hand
+            certain = card == deal.turned and s == caller  # 1c: the caller took it, seen by all
+            if s != seat and card in d.cards and card in deal.known[s] and not certain:
+                return i
+        if len(deal.played[seat]) + len(deal.known[seat]) < HAND_SIZE:
+            return None
+        for i, s, d in reversed(live):  # the declarer's own hand has no room for them left
+            if s == seat and any(c in deal.known[seat] for c in d.cards):
+                return i
+        return None
 
     def _check_timing(self, deal: DealState, seat: str, decl: Declaration) -> None:
         if decl.kind != BELOTTA:
@@ -322,7 +347,11 @@ class Belotta(Game):
         order = [deal.next_seat(first, k) for k in range(len(deal.seats))]
         declared: list[tuple[str, Declaration]] = deal.extra["declarations"]
         # A declaration whose cards the declarer did not all play (belotta: K and Q) is void.
-        genuine = [set(d.cards) <= set(deal.played[s]) for s, d in declared]
+        void: list[int] = deal.extra["void"]
+        genuine = [
+            i not in void and set(d.cards) <= set(deal.played[s])
+            for i, (s, d) in enumerate(declared)
+        ]
         contest = [(order.index(s), d) for (s, d), ok in zip(declared, genuine, strict=True) if ok]
         team_of = [self._team_index(deal, s) for s in order]
         ok_contest, points = valid_points(
