@@ -71,6 +71,7 @@ class Box:
         self.candidates: list[str] = []  # the unsure play's card, then the tracker's alternatives
         self.menu: ContractMenu | DealCardMenu | None = None
         self.menu_pos: int | None = None  # source position of a deal event the menu completes
+        self.menu_counted = False
         #: the card the camera reads face up in the stock zone now (briscola's trump, belotta's
         #: turned card), when the feed offers one (``Feed.stock_card``); the menu starts on it
         self.stock_reader: Callable[[], str | None] | None = None
@@ -129,7 +130,7 @@ class Box:
             return event
         return {**event, "options": dict(g.options)}
 
-    def _apply(self, event: dict[str, Any], source_pos: int | None) -> list[dict[str, Any]]:
+    def _apply(self, event: dict[str, Any], source_pos: int | None, from_menu: bool = False) -> list[dict[str, Any]]:
         if self.match_id is None:
             self.match_id = self.store.begin_match(self.cfg.game.name, self._match_config())
             self.referee, self.events_seen = Referee(), 0
@@ -147,7 +148,10 @@ class Box:
             raise
         self.events_seen += 1
         if event.get("event") == "deal":
-            self.deals_started += 1
+            if isinstance(self.menu, DealCardMenu) and not from_menu:
+                self.menu = self.menu_pos = None  # the deal came from elsewhere (camera, log)
+            if not from_menu:  # a menu's deal was counted when the button opened the menu
+                self.deals_started += 1
         self._present(_with_drawn_card(event, calls))
         if ends:
             self.match_id = None
@@ -248,11 +252,12 @@ class Box:
         elif action == "next_deal":
             event = self.next_deal_event()
             if missing_deal_card(event):
-                self._ask_deal_card(event, None)
+                self.deals_started += 1  # the table is being redealt: the camera forgets it now
+                self._ask_deal_card(event, None, counted=True)
             else:
                 self._apply(event, None)
 
-    def _ask_deal_card(self, event: dict[str, Any], source_pos: int | None) -> None:
+    def _ask_deal_card(self, event: dict[str, Any], source_pos: int | None, counted: bool = False) -> None:
         """Open the face-up card menu for ``event``, on the camera's reading when it has one."""
         guess = None
         if self.stock_reader is not None:
@@ -261,6 +266,7 @@ class Box:
             except Exception as exc:  # the camera's guess is a convenience, never a fault
                 log.warning("no stock card reading: %s", exc)
         self.menu, self.menu_pos = DealCardMenu(event, guess), source_pos
+        self.menu_counted = counted  # its deal was counted in deals_started already
         self.display.show(self.menu.screen(self.lang))
 
     def _undo(self) -> None:
@@ -298,11 +304,12 @@ class Box:
         if result is None:
             self.display.show(self.menu.screen(self.lang))
             return
-        self.menu, pos, self.menu_pos = None, self.menu_pos, None
+        menu, pos, counted = self.menu, self.menu_pos, self.menu_counted
+        self.menu = self.menu_pos = None
         if result == CANCELLED:
             self._show_home()
         elif isinstance(result, dict):
-            self._apply(result, pos)
+            self._apply(result, pos, from_menu=isinstance(menu, DealCardMenu) and counted)
 
     def next_deal_event(self) -> dict[str, Any]:
         """A ``deal`` event for the configured table (the camera adds what it sees, e.g. the

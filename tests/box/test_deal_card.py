@@ -138,3 +138,20 @@ def test_runner_hands_the_feeds_stock_reading_to_the_menu(cfg: BoxConfig, clock:
         runner.gestures.put(gesture)
     runner.run()
     assert box.store.events(1)[0]["trump_card"] == "denari_9"
+
+
+def test_the_camera_forgets_the_old_table_once_when_next_deal_is_held(cfg: BoxConfig, clock: FakeClock) -> None:
+    box, _ = make_box(cfg, clock)
+    box.gesture("right", "hold")
+    assert box.deals_started == 1  # at once: the table is being redealt
+    box.gesture("ok", "press")
+    box.gesture("ok", "press")
+    assert box.deals_started == 1 and box.referee.deal is not None  # not a second time
+
+
+def test_a_deal_from_the_camera_closes_the_menu(cfg: BoxConfig, clock: FakeClock) -> None:
+    box, display = make_box(cfg, clock)
+    box.gesture("right", "hold")
+    box.handle({"event": "deal", "game": "briscola-4", "seats": ["N", "W", "S", "E"], "trump_card": "coppe_5"})
+    assert box.menu is None and isinstance(display.last, ScoreScreen)
+    assert box.referee.deal is not None and box.referee.deal.trump == "coppe"
