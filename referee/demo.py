@@ -386,8 +386,8 @@ class _ScreenWriter:
         if self._screens is None:
             return
         if call.get("call") == "confirm":  # the box asks the table with its confirm screen
-            card = str(call["card"]) if call.get("card") else "?"  # "did this seat play?" has no card
-            self._save(self._screens.ConfirmScreen(str(call["seat"]), card), "confirm")
+            if call.get("card"):  # "did this seat play?" names no card: the box's menu asks it
+                self._save(self._screens.ConfirmScreen(str(call["seat"]), str(call["card"])), "confirm")
             return
         made = self._screens.screen_for_call(call)
         if made is None:

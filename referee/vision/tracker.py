@@ -26,7 +26,7 @@ Rules of thumb, each a guard against a named failure:
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -143,6 +143,9 @@ class PlayTracker:
         self.config = config or TrackerConfig()
         self.tracks: list[Track] = []
         self._next_id = 0
+        #: long sides of recent reads: the card size (a quad spanning two cards is no measure)
+        self._sizes: deque[float] = deque(maxlen=300)
+        self._size = 0.0
         #: still cards in the play area that never became plays (unreadable, lost): evidence
         #: that a play may have been missed, newest last
         self.unexplained: list[Track] = []
@@ -236,6 +239,8 @@ class PlayTracker:
             np.linalg.norm(dets.quad[:, 1] - dets.quad[:, 0], axis=1),
         ) if len(dets) else np.zeros(0)
         points = [(float(c[0]), float(c[1])) for c in centres]
+        self._sizes.extend(float(v) for v in sizes)
+        self._size = float(np.median(self._sizes)) if self._sizes else 0.0
         used_d = {di for di in range(len(dets)) if self._absorbed(points[di], t)}
         pairs: list[tuple[float, int, int]] = []
         for ti, track in enumerate(self.tracks):
@@ -274,13 +279,19 @@ class PlayTracker:
             if track.played is None:
                 continue
             d = float(np.hypot(point[0] - track.centre[0], point[1] - track.centre[1]))
-            near = d < cfg.same_card * track.size
-            if not near and d < cfg.same_seat_reach * track.size and track.seat is not None:
+            size = self._card(track)
+            near = d < cfg.same_card * size
+            if not near and d < cfg.same_seat_reach * size and track.seat is not None:
                 near = self._seat_of_spot(point, use_turn=False) == track.seat
             if near:
                 track.last_t = t
                 return True
         return False
+
+    def _card(self, track: Track) -> float:
+        """A card's long side near ``track``: the usual size of reads, never more than the
+        track's first read (which may be a quad spanning two overlapping cards)."""
+        return min(track.size, self._size) if self._size > 0 else track.size
 
     def _twin(self, point: Point) -> Track | None:
         """An unplayed still track this read lies on (one physical card), if any."""
@@ -290,7 +301,7 @@ class PlayTracker:
             if track.played is not None:
                 continue
             d = float(np.hypot(point[0] - track.centre[0], point[1] - track.centre[1]))
-            if d < cfg.same_card * track.size and (best is None or d < best[0]):
+            if d < cfg.same_card * self._card(track) and (best is None or d < best[0]):
                 best = (d, track)
         return best[1] if best is not None else None
 
@@ -391,14 +402,22 @@ class PlayTracker:
         })
 
     def _repeat_of_a_played_card(self, track: Track, best: str) -> bool:
-        """A played card read again close to its spot: after a long occlusion, or a second
-        hypothesis of the same card's extent (its centre is off by up to half a card)."""
+        """A played card read again on its spot, whatever it reads as: after a long occlusion,
+        a second hypothesis of its extent (off by up to half a card), or a quad spanning it and
+        its neighbour that settled in the same frame as it was played."""
+        cfg = self.config
         for other in self.tracks:
-            if other is not track and other.played == best and np.hypot(
-                other.centre[0] - track.centre[0], other.centre[1] - track.centre[1]
-            ) < 0.5 * other.size:
-                other.last_t = track.last_t
-                track.played = best  # adopt silently: the same card, not a new play
+            if other is track or other.played is None:
+                continue
+            d = float(np.hypot(other.centre[0] - track.centre[0], other.centre[1] - track.centre[1]))
+            size = self._card(other)
+            same = (other.played == best and d < 0.5 * size) or d < cfg.same_card * size or (
+                d < cfg.same_seat_reach * size and other.seat is not None
+                and self._seat_of_spot(track.centre, use_turn=False) == other.seat
+            )
+            if same:
+                other.last_t = max(other.last_t, track.last_t)
+                track.played = other.played  # adopt silently: the same card, not a new play
                 track.trick, track.seat = other.trick, other.seat
                 self._note(track, track.last_t, "adopted", card=best, of=other.id)
                 return True

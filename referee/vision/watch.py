@@ -148,6 +148,7 @@ class WatchLoop:
         self.status_text = ""
         self.t = 0.0
         self.last_play_t = 0.0  # when the referee last got a play (or the deal)
+        self.trick_start_t = 0.0  # when the referee's current trick began (deal or last trick)
         self.asked_gathered = -1  # the trick whose short gathering was already asked about
 
     def camera(self, ok: bool, detail: str, operator: Sequence[Event]) -> list[Event]:
@@ -196,7 +197,7 @@ class WatchLoop:
         if turn is None or deal is None or head.get("seat") == turn or head.get("checked"):
             return None
         tracker = self.live.tracker
-        evidence = tracker.missed_since(self.last_play_t)
+        evidence = tracker.missed_since(self.trick_start_t)
         trick = deal.trick
         gathered = trick is not None and bool(trick.plays) and not tracker.trick_on_table(deal.trick_number)
         if evidence is None and not gathered:
@@ -217,7 +218,7 @@ class WatchLoop:
         if number == self.asked_gathered or not quiet or tracker.trick_on_table(number):
             return []
         self.asked_gathered = number
-        evidence = tracker.missed_since(self.last_play_t)
+        evidence = tracker.missed_since(self.trick_start_t)
         guess = tracker.best_guess(evidence) if evidence is not None else None
         self.queue.append({"event": "play", "seat": turn, "card": guess, "uncertain": True, "missed": True,
                            "confidence": 0.0, "alternatives": [],
@@ -310,6 +311,8 @@ class WatchLoop:
         if event.get("event") == "deal":
             self.status_text = ""
         out = [{**c, "t": round(self.t, 2)} for c in calls]
+        if event.get("event") == "deal" or any(c.get("call") == "trick" for c in out):
+            self.trick_start_t = self.t
         for call in out:
             self.last_text = _call_text(call) or self.last_text
         return out

@@ -288,3 +288,26 @@ def test_a_trick_is_on_the_table_until_its_cards_are_gone() -> None:
     assert tracker.trick_on_table(1)
     run(tracker, [Detections.empty()] * 40, t0=0.6)
     assert not tracker.trick_on_table(1)
+
+
+def test_a_quad_spanning_a_card_and_its_neighbour_is_not_a_second_play_of_that_seat() -> None:
+    spots = {"N": (640, 300), "S": (640, 440)}
+    tracker = PlayTracker(seat_of, zone_of, Rules(), play_spots=spots)
+    card = card_at(640, 300, [("spade_5", 0.95)])
+    spanning = card_at(640, 360, [("denari_1", 0.5), ("denari_3", 0.2)])  # half a card lower
+    events = run(tracker, [merge(card, spanning)] * 15)
+    assert [(e["seat"], e["card"]) for e in events] == [("N", "spade_5")]
+
+
+def test_a_track_first_seen_as_a_quad_spanning_two_cards_does_not_swallow_the_next_card() -> None:
+    spots = {"N": (640, 300), "S": (640, 440)}
+    rules = Rules()
+    tracker = PlayTracker(seat_of, zone_of, rules, play_spots=spots)
+    piles = merge(card_at(300, 650, [("back", 0.9)]), card_at(980, 650, [("back", 0.9)]))  # usual size
+    spanning = card_at(640, 420, [("spade_9", 0.9)], h=240.0)  # the finder's first, too large, quad
+    first = run(tracker, [merge(piles, spanning)] * 2 + [merge(piles, card_at(640, 440, [("spade_9", 0.95)]))] * 6)
+    rules.played.add("spade_9")
+    rules.whose_turn = "N"
+    both = merge(piles, card_at(640, 440, [("spade_9", 0.9)]), card_at(640, 350, [("coppe_1", 0.95)]))
+    later = run(tracker, [both] * 8, t0=0.8)
+    assert [(e["seat"], e["card"]) for e in first + later] == [("S", "spade_9"), ("N", "coppe_1")]
