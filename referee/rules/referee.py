@@ -565,7 +565,9 @@ class Referee:
         later = [ev for log in logs[k + 1 :] for ev in log[2]]
         self._history = self._history[:k]
         self.game, self._snapshot = game, snapshot
-        self._rebuild(events[:last] + events[last + 1 :] + later)
+        # declarations voided by a play come back as declared: the replay voids again those
+        # that the remaining plays still contradict
+        self._rebuild([_unvoided(ev) for ev in events[:last] + events[last + 1 :] + later])
         calls: list[Call] = [_undo_call(undone)]
         if self.turn is not None:
             calls.append(TurnCall(self.turn))
@@ -583,6 +585,12 @@ class Referee:
                 self.apply(ev)
             except RefereeError:
                 continue  # an event the retracted play made valid is dropped with it
+
+
+def _unvoided(ev: Event) -> Event:
+    if isinstance(ev, DeclareEvent) and ev.raw.get("void") is True:
+        return DeclareEvent(ev.seat, ev.cards, {k: v for k, v in ev.raw.items() if k != "void"})
+    return ev
 
 
 def _undo_call(undone: Event) -> UndoCall:

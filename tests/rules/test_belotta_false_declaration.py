@@ -95,3 +95,15 @@ def test_replay_of_the_record_gives_the_same_calls() -> None:
     replayed: list[dict[str, Any]] = []
     replay_lines([json.dumps(e) for e in events], replayed.append)
     assert replayed == direct
+
+
+def test_undo_of_the_contradicting_play_restores_the_declaration() -> None:
+    ref = new_ref()
+    declare(ref, "W", "AS KS QS")
+    play(ref, "N:7S", "W:8C")
+    assert violations(play(ref, "S:AS")) == [("W", "false_declaration", 1)]
+    assert send(ref, {"event": "undo"})[0] == {"call": "undo", "seat": "S", "card": "AS"}
+    deal = ref.deal
+    assert deal is not None and parse_card("AS") in deal.known["W"]  # S's AS was a misread
+    assert ("W", "revoke", 1) in deal.violations and deal.extra["void"] == []
+    assert violations(play(ref, "S:AS")) == [("W", "false_declaration", 1)]  # the same again
