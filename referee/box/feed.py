@@ -42,8 +42,9 @@ class Feed(Protocol):
     def close(self) -> None: ...
 
     # Optional, looked up with getattr: ``stock_card() -> str | None``, the card the camera
-    # reads face up in the stock zone now (briscola's trump, belotta's turned card). The box's
-    # deal-card menu starts on it, so one OK confirms the next deal.
+    # reads face up in the stock zone now (briscola's trump, belotta's turned card); without
+    # it, a feed's ``vision`` stage is read (referee.box.stock). The box's deal-card menu
+    # starts on it, so one OK confirms the next deal.
 
 
 class JsonlFeed:

@@ -35,6 +35,7 @@ from referee.box.notify import Notifier
 from referee.box.screens import Screen, render
 from referee.box.signals import NullSignals, open_signals
 from referee.box.state import MatchStore, StateError
+from referee.box.stock import stock_reader
 from referee.errors import CameraError, ConfigError
 
 log = logging.getLogger("referee.run")
@@ -93,9 +94,8 @@ class Runner:
         self.clock, self.sleep = clock, sleep
         self.stopping = False
         self.retries = 0
-        reader = getattr(feed, "stock_card", None)  # optional: the camera's read of the stock
-        if callable(reader) and box.stock_reader is None:
-            box.stock_reader = reader
+        if box.stock_reader is None:  # the camera's read of the stock, when it has one
+            box.stock_reader = stock_reader(feed)
 
     def run(self) -> int:
         self.feed.skip_to(self.box.start())
