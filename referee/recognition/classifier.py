@@ -52,8 +52,9 @@ class CardClassifier:
     """A loaded recogniser for one deck family (``'italian'`` or ``'french'``)."""
 
     def __init__(self, session: object, info: ModelInfo, enrollment: Enrollment | None = None,
-                 top_k: int = 5, model_path: Path | None = None) -> None:
+                 top_k: int = 5, model_path: Path | None = None, turn_average: bool = False) -> None:
         self._session = session
+        self.turn_average = turn_average
         self.info = info
         self.model_path = model_path
         self.enrollment = enrollment
@@ -62,12 +63,16 @@ class CardClassifier:
 
     @classmethod
     def load(cls, deck: str, model_dir: Path | str | None = None, threads: int = 1,
-             enrollment: Path | str | Enrollment | None = None, top_k: int = 5) -> CardClassifier:
+             enrollment: Path | str | Enrollment | None = None, top_k: int = 5,
+             turn_average: bool | None = None) -> CardClassifier:
         """Load ``<model_dir>/<deck>.onnx`` + ``.json`` (default: the committed ``models/``).
 
         ``threads`` is ONNX Runtime's intra-op pool (inter-op 1, no spinning, so idle
         threads do not steal the Pi's cores).  ``enrollment`` is a file written by
         ``referee enroll`` (or a loaded :class:`Enrollment`) for the club's own deck.
+        ``turn_average`` also reads every crop turned 180° (in the same call) and averages the
+        two, so a card reads the same whichever way up it lies; ``None`` = what the model's
+        JSON says (``"turn_average"``, default off).
         """
         deck = deck_family(deck)
         folder = Path(model_dir) if model_dir is not None else models_dir()
@@ -79,7 +84,9 @@ class CardClassifier:
         _check_io(session, onnx_path, info)
         if enrollment is not None and not isinstance(enrollment, Enrollment):
             enrollment = Enrollment.load(Path(enrollment))
-        clf = cls(session, info, None, top_k, onnx_path)
+        if turn_average is None:
+            turn_average = bool(info.extra.get("turn_average", False))
+        clf = cls(session, info, None, top_k, onnx_path, turn_average)
         if enrollment is not None:
             enrollment.check_compatible(info, clf.model_sha256)
             clf.enrollment = enrollment
@@ -116,8 +123,16 @@ class CardClassifier:
         if len(batch) == 0:
             return (np.zeros((0, len(self.labels)), np.float32),
                     np.zeros((0, self.info.embedding_dim), np.float32))
+        n = len(batch)
+        if self.turn_average:
+            batch = np.concatenate([batch, batch[:, :, ::-1, ::-1]])
         logits, emb = self._session.run(None, {self._input_name: batch})  # type: ignore[attr-defined]
-        return np.asarray(logits, np.float32), np.asarray(emb, np.float32)
+        logits, emb = np.asarray(logits, np.float32), np.asarray(emb, np.float32)
+        if self.turn_average:
+            # Mean of the two orientations' logits and embeddings (enrollment sees the same).
+            logits = (logits[:n] + logits[n:]) * np.float32(0.5)
+            emb = (emb[:n] + emb[n:]) * np.float32(0.5)
+        return logits, emb
 
     def probabilities(self, crops: Sequence[U8]) -> F32:
         """Calibrated class probabilities (N, len(labels)), enrollment blended in if loaded."""

@@ -35,6 +35,10 @@ SYNTH_VERSION = 1
 NEGATIVES = "negatives"
 #: Share of 'back' (face-down / not a card) samples relative to the face samples.
 BACK_SHARE = 0.08
+#: Render styles: ``base`` = one card cut out with generic errors (:func:`synth.render_card`);
+#: ``table`` = a card among other cards, cut as the table pipeline cuts it
+#: (:func:`synth.render_table_card`).
+STYLES = ("base", "table")
 
 Progress = Callable[[int, int], None]
 
@@ -65,7 +69,8 @@ class Task:
 class _Renderer:
     """Per-process holder of the prepared art (loaded once per worker)."""
 
-    def __init__(self, family: str, set_names: Sequence[str], root: Path | None) -> None:
+    def __init__(self, family: str, set_names: Sequence[str], root: Path | None, style: str = "base") -> None:
+        self.style = style
         by_name = {s.name: s for s in face_sets(family, root)}
         self.sets: list[FaceSet] = [by_name[n] for n in set_names]
         self.arts: list[dict[str, list[synth.CardArt]]] = [_set_arts(s) for s in self.sets]
@@ -80,12 +85,20 @@ class _Renderer:
             k = task.start + i
             key = int.from_bytes(hashlib.sha256(f"{task.code}".encode()).digest()[:4], "little")
             rng = np.random.default_rng([seed, task.set_index + 1, key, k])
+            table = self.style == "table"
             if task.set_index < 0:
-                out[i] = synth.render_not_card(self.textures, self.backs, self.pool, rng)
+                if table and self.backs and rng.random() < 0.5:
+                    back = self.backs[int(rng.integers(len(self.backs)))]
+                    out[i] = synth.render_table_card(back, self.textures, self.pool, self.backs, rng)
+                else:
+                    out[i] = synth.render_not_card(self.textures, self.backs, self.pool, rng)
             else:
                 variants = self.arts[task.set_index][task.code]
                 art = variants[int(rng.integers(len(variants)))]
-                out[i] = synth.render_card(art, self.textures, self.pool, rng)
+                if table:
+                    out[i] = synth.render_table_card(art, self.textures, self.pool, self.backs, rng)
+                else:
+                    out[i] = synth.render_card(art, self.textures, self.pool, rng)
         return out
 
 
@@ -102,13 +115,13 @@ def _set_arts(face_set: FaceSet) -> dict[str, list[synth.CardArt]]:
 _WORKER: _Renderer | None = None
 
 
-def _init_worker(family: str, set_names: Sequence[str], root: Path | None) -> None:
+def _init_worker(family: str, set_names: Sequence[str], root: Path | None, style: str = "base") -> None:
     global _WORKER
     os.environ["OMP_NUM_THREADS"] = "1"
     import cv2
 
     cv2.setNumThreads(1)
-    _WORKER = _Renderer(family, set_names, root)
+    _WORKER = _Renderer(family, set_names, root, style)
 
 
 def _run_task(args: tuple[Task, int]) -> npt.NDArray[np.uint8]:
@@ -131,7 +144,7 @@ def plan(family: str, set_names: Sequence[str], per_face: int, back_count: int,
 def render_set(
     family: str, set_names: Sequence[str], per_face: int, seed: int, *,
     back_count: int | None = None, workers: int = 2, root: Path | None = None,
-    progress: Progress | None = None,
+    progress: Progress | None = None, style: str = "base",
 ) -> SynthSet:
     """Render (in ``workers`` processes) ``per_face`` crops per face of the named prints."""
     labels = RECOGNISER_LABELS[family]
@@ -140,7 +153,9 @@ def render_set(
         back_count = max(1, int(BACK_SHARE * per_face * n_faces))
     tasks = plan(family, set_names, per_face, back_count, root)
     chunks: list[npt.NDArray[np.uint8]] = []
-    for done, arr in enumerate(_map(tasks, seed, family, set_names, root, workers), 1):
+    if style not in STYLES:
+        raise ValueError(f"render style {style!r}: expected one of {STYLES}")
+    for done, arr in enumerate(_map(tasks, seed, family, set_names, root, workers, style), 1):
         chunks.append(arr)
         if progress:
             progress(done, len(tasks))
@@ -152,21 +167,24 @@ def render_set(
 
 
 def _map(tasks: list[Task], seed: int, family: str, set_names: Sequence[str],
-         root: Path | None, workers: int) -> Iterator[npt.NDArray[np.uint8]]:
+         root: Path | None, workers: int, style: str) -> Iterator[npt.NDArray[np.uint8]]:
     if workers <= 1:
-        _init_worker(family, set_names, root)
+        _init_worker(family, set_names, root, style)
         yield from (_run_task((t, seed)) for t in tasks)
         return
     ctx = mp.get_context("fork")
-    with ctx.Pool(workers, _init_worker, (family, list(set_names), root)) as pool:
+    with ctx.Pool(workers, _init_worker, (family, list(set_names), root, style)) as pool:
         yield from pool.imap(_run_task, [(t, seed) for t in tasks])
 
 
 def cached_set(cache_dir: Path, family: str, set_names: Sequence[str], per_face: int, seed: int,
                **kwargs: object) -> SynthSet:
     """:func:`render_set`, loaded from ``cache_dir`` when the same set was rendered before."""
-    spec = json.dumps([SYNTH_VERSION, family, list(set_names), per_face, seed,
-                       kwargs.get("back_count")])
+    key: list[object] = [SYNTH_VERSION, family, list(set_names), per_face, seed, kwargs.get("back_count")]
+    style = kwargs.get("style", "base")
+    if style != "base":  # base-style keys stay as they were, so existing caches are reused
+        key.append(style)
+    spec = json.dumps(key)
     digest = hashlib.sha256(spec.encode()).hexdigest()[:12]
     path = cache_dir / f"{family}-{digest}.npz"
     if path.exists():
@@ -179,3 +197,11 @@ def cached_set(cache_dir: Path, family: str, set_names: Sequence[str], per_face:
              set_names=np.array(data.set_names))
     tmp.replace(path)
     return data
+
+
+def join_sets(a: SynthSet, b: SynthSet) -> SynthSet:
+    """``a`` then ``b`` as one set; both must name the same prints in the same order."""
+    if a.set_names != b.set_names:
+        raise ValueError(f"cannot join sets of different prints: {a.set_names} vs {b.set_names}")
+    return SynthSet(np.concatenate([a.images, b.images]), np.concatenate([a.labels, b.labels]),
+                    np.concatenate([a.set_ids, b.set_ids]), a.set_names)

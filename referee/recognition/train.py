@@ -21,7 +21,7 @@ import numpy as np
 
 from referee.cards import RECOGNISER_LABELS, deck_family
 from referee.paths import REPO_ROOT, models_dir, shared_dir
-from referee.recognition.dataset import NEGATIVES, SynthSet, cached_set
+from referee.recognition.dataset import NEGATIVES, SynthSet, cached_set, join_sets
 from referee.recognition.faces import DEFAULT_HOLDOUT, face_sets
 from referee.recognition.preprocess import MEAN, STD
 
@@ -39,6 +39,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--steps", type=int, default=None, help="exact number of steps (overrides --minutes)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--samples", type=int, default=60000, help="synthetic training crops (cached)")
+    parser.add_argument("--table-samples", type=int, default=0,
+                        help="extra crops of cards among other cards, cut as the table pipeline cuts them")
+    parser.add_argument("--workers", type=int, default=None, help="render processes (default: --threads)")
     parser.add_argument("--val-per-face", type=int, default=24, help="validation crops per held-out face")
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--lr", type=float, default=4e-3)
@@ -115,12 +118,19 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
                 log(f"rendering {what}: {done}/{total} chunks")
         return show
 
-    train = cached_set(cache, deck, train_sets, per_face, args.seed, workers=args.threads,
+    workers = args.workers or args.threads
+    train = cached_set(cache, deck, train_sets, per_face, args.seed, workers=workers,
                        root=root, progress=progress("training set"))
+    table_per_face = args.table_samples // max(1, n_faces)
+    if table_per_face:
+        table = cached_set(cache, deck, train_sets, table_per_face, args.seed + 500, workers=workers,
+                           root=root, progress=progress("table-style set"), style="table")
+        train = join_sets(train, table)
     val_sets = holdout or train_sets
-    val = cached_set(cache, deck, val_sets, args.val_per_face, args.seed + 1000, workers=args.threads,
+    val = cached_set(cache, deck, val_sets, args.val_per_face, args.seed + 1000, workers=workers,
                      root=root, progress=progress("validation set"))
     plan = {"train_sets": train_sets, "holdout_sets": holdout, "per_face": per_face,
+            "table_per_face": table_per_face,
             "train_crops": len(train), "val_crops": len(val)}
     return train, val, plan
 

@@ -31,7 +31,8 @@ def make_shared(root: Path) -> Path:
         folder.mkdir(parents=True)
         for suit in FRENCH_SUIT_NAMES:
             for rank in FRENCH_RANKS:
-                colour = tuple(int(c) for c in rng.integers(0, 255, 3))
+                r, g, b = (int(c) for c in rng.integers(0, 255, 3))
+                colour = (r, g, b)
                 cv2.imwrite(str(folder / f"{suit}_{rank}.png"), draw_face(f"{rank}{suit[0]}", colour))
     folder = root / "faces" / "fake_c" / "napoletane"
     folder.mkdir(parents=True)
@@ -65,7 +66,7 @@ def smoke_models(fake_shared: Path, tmp_path_factory: pytest.TempPathFactory) ->
     out = tmp_path_factory.mktemp("models")
     cache = tmp_path_factory.mktemp("cache")
     rc = main(["train", "--deck", "french", "--out", str(out), "--steps", "3", "--samples", "104",
-               "--val-per-face", "1", "--batch", "16", "--threads", "1", "--seed", "1",
+               "--table-samples", "52", "--val-per-face", "1", "--batch", "16", "--threads", "1", "--seed", "1",
                "--holdout", "fake_b/french", "--shared", str(fake_shared), "--cache", str(cache),
                "--quiet"])
     assert rc == 0

@@ -27,6 +27,8 @@ def test_training_writes_onnx_and_labels_json(smoke_models: Path) -> None:
     assert meta["labels"] == list(RECOGNISER_LABELS["french"])
     assert meta["input_size"] == list(INPUT_SIZE)
     assert meta["training"]["steps"] == 3 and meta["training"]["holdout_sets"] == ["fake_b/french"]
+    # 104 base crops + 52 table-style crops (one per face) + their 'back' samples
+    assert meta["training"]["table_per_face"] == 1 and meta["training"]["train_crops"] == 104 + 8 + 52 + 4
     assert "fake_b/french" in meta["validation"]["per_set"]
     assert meta["temperature"] > 0
 
@@ -62,6 +64,29 @@ def test_embeddings_are_unit_vectors(smoke_models: Path) -> None:
     emb = CardClassifier.load("french", smoke_models).embed(crops(3))
     assert emb.shape == (3, 128)
     assert np.allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-4)
+
+
+def test_turn_average_reads_a_crop_the_same_either_way_up_in_one_call(smoke_models: Path) -> None:
+    plain = CardClassifier.load("french", smoke_models, turn_average=False)
+    turned = CardClassifier.load("french", smoke_models, turn_average=True)
+    rng = np.random.default_rng(3)  # at the input size, so no resampling differs between the two
+    x = [rng.integers(0, 255, (INPUT_SIZE[1], INPUT_SIZE[0], 3), np.uint8) for _ in range(4)]
+    upside_down = [np.ascontiguousarray(c[::-1, ::-1]) for c in x]
+    one_way, other_way = plain.run(x)[0], plain.run(upside_down)[0]
+    assert np.array_equal(turned.run(x)[0], turned.run(upside_down)[0])
+    # ... and it is the mean of the two plain reads
+    assert np.allclose(turned.run(x)[0], (one_way + other_way) / 2, atol=1e-6)
+    calls: list[int] = []
+    real = turned._session
+
+    class Spy:
+        def run(self, names: object, feeds: dict[str, np.ndarray]) -> object:
+            calls.append(len(next(iter(feeds.values()))))
+            return real.run(names, feeds)  # type: ignore[attr-defined]
+
+    turned._session = Spy()
+    turned.classify(x)
+    assert calls == [8]
 
 
 def test_unknown_deck_is_a_bad_card_error(smoke_models: Path) -> None:
@@ -142,7 +167,7 @@ def test_training_is_seeded(smoke_models: Path, fake_shared: Path, tmp_path: Pat
 
     again = tmp_path / "again"
     assert main(["train", "--deck", "french", "--out", str(again), "--steps", "3", "--samples", "104",
-                 "--val-per-face", "1", "--batch", "16", "--threads", "1", "--seed", "1",
+                 "--table-samples", "52", "--val-per-face", "1", "--batch", "16", "--threads", "1", "--seed", "1",
                  "--holdout", "fake_b/french", "--shared", str(fake_shared),
                  "--cache", str(tmp_path / "cache"), "--quiet"]) == 0
     x = crops(4, seed=9)
