@@ -169,6 +169,18 @@ class PlayTracker:
         candidates = [tr for tr in [*self.unexplained, *pending] if tr.still_since >= t - 1e-6]
         return max(candidates, key=lambda tr: tr.still_since) if candidates else None
 
+    def spot_clear(self, seat: str, t: float) -> bool:
+        """Whether ``seat``'s play spot is known and no card seen within the last second lies
+        on or near it (so no card of that seat can be hidden there, e.g. under the next one)."""
+        spot = self.play_spots.get(seat)
+        if spot is None:
+            return False
+        size = self._size or max((tr.size for tr in self.tracks), default=0.0)
+        return not any(
+            t - tr.last_t <= 1.0 and np.hypot(tr.centre[0] - spot[0], tr.centre[1] - spot[1]) < 0.8 * size
+            for tr in self.tracks
+        )
+
     def trick_on_table(self, trick: int) -> bool:
         """Whether any card played to ``trick`` is still remembered on the table (not gathered)."""
         return any(tr.played is not None and tr.trick == trick for tr in self.tracks)

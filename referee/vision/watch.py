@@ -190,8 +190,9 @@ class WatchLoop:
 
     def _missed_question(self, head: Mapping[str, Any]) -> Event | None:
         """A play from a seat not on turn: when the camera may have missed the turn seat's card
-        (a still card it could not read, or the trick already gathered), ask about that seat
-        instead of calling out_of_turn; seen clearly with nothing missed, it is out of turn."""
+        (a still card it could not read, the trick already gathered, or a card lying where that
+        seat's card would be) ask about that seat instead of calling out_of_turn (which loses a
+        tournament deal); seen clearly with nothing missed, it is out of turn."""
         turn = self.referee.turn
         deal = self.referee.deal
         if turn is None or deal is None or head.get("seat") == turn or head.get("checked"):
@@ -200,7 +201,7 @@ class WatchLoop:
         evidence = tracker.missed_since(self.trick_start_t)
         trick = deal.trick
         gathered = trick is not None and bool(trick.plays) and not tracker.trick_on_table(deal.trick_number)
-        if evidence is None and not gathered:
+        if evidence is None and not gathered and tracker.spot_clear(turn, self.t):
             return None
         guess = tracker.best_guess(evidence) if evidence is not None else None
         return {"event": "play", "seat": turn, "card": guess, "uncertain": True, "missed": True,

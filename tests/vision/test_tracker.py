@@ -311,3 +311,11 @@ def test_a_track_first_seen_as_a_quad_spanning_two_cards_does_not_swallow_the_ne
     both = merge(piles, card_at(640, 440, [("spade_9", 0.9)]), card_at(640, 350, [("coppe_1", 0.95)]))
     later = run(tracker, [both] * 8, t0=0.8)
     assert [(e["seat"], e["card"]) for e in first + later] == [("S", "spade_9"), ("N", "coppe_1")]
+
+
+def test_a_play_spot_is_clear_only_while_no_card_lies_near_it() -> None:
+    spots = {"N": (640, 300), "S": (640, 440)}
+    tracker = PlayTracker(seat_of, zone_of, Rules(), play_spots=spots)
+    run(tracker, [card_at(640, 420, [("spade_9", 0.95)])] * 6)
+    assert tracker.spot_clear("N", 0.5) and not tracker.spot_clear("S", 0.5)
+    assert not tracker.spot_clear("E", 0.5)  # no spot known: cannot tell

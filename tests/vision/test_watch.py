@@ -28,6 +28,7 @@ class StubTracker:
         self.config = TrackerConfig()
         self.missed: Any = None  # a track that lay still unread (evidence of a missed play)
         self.on_table = True  # the current trick's cards are still on the table
+        self.clear = True  # the seat on turn's play spot is empty (nothing hidden there)
         self.settled: list[tuple[int, str, str]] = []
 
     def reset(self) -> None:
@@ -38,6 +39,9 @@ class StubTracker:
 
     def trick_on_table(self, trick: int) -> bool:
         return self.on_table
+
+    def spot_clear(self, seat: str, t: float) -> bool:
+        return self.clear
 
     def best_guess(self, track: Any) -> str | None:
         return str(track.guess)
@@ -255,3 +259,14 @@ def test_after_the_deal_is_over_camera_plays_are_ignored_quietly() -> None:
     out = [c for i in range(1, 4) for c in loop.step(np.zeros((4, 4, 3), np.uint8), i / 10, [])]
     assert not [c for c in out if c["call"] in ("error", "violation", "confirm")]
     assert not loop.dealt  # briscola: waits for the next deal's briscola
+
+
+def test_a_play_out_of_turn_over_the_spot_of_the_seat_on_turn_asks_about_that_seat() -> None:
+    ref = Referee()
+    live = StubLive([[], [play("W", "spade_1")], [], []])
+    live.tracker.clear = False  # W's card lies where N's would: N's may be under it
+    loop = WatchLoop(live, ref, "briscola-4", SEATS)  # type: ignore[arg-type]
+    out = steps(loop, 4, {0: [briscola4_deal()], 2: [{"event": "confirm", "card": "coppe_5"}]})
+    assert [(c["seat"], c["card"]) for c in out if c["call"] == "confirm"] == [("N", None)]
+    assert not [c for c in out if c["call"] in ("violation", "error")]
+    assert [(s, str(c)) for s, c in ref.deal.trick.plays] == [("N", "coppe_5"), ("W", "spade_1")]  # type: ignore[union-attr]
