@@ -272,9 +272,9 @@ class Box:
     def _undo(self) -> None:
         """Undo the last play; right after a match ended (even once the next match's deal was
         entered) that is the ended match's last play: its record is reopened first."""
-        if self.match_id is None or not _has_undoable(self.store.events(self.match_id)):
+        if self.match_id is None or not _can_undo(self.store.events(self.match_id)):
             previous = self.store.previous_match(self.cfg.game.name, self.match_id)
-            if previous is not None and _has_undoable(self.store.events(previous)):
+            if previous is not None and _can_undo(self.store.events(previous)):
                 self.store.reopen_match(previous, abandon=self.match_id)
                 events = self.store.events(previous)
                 self.match_id, self.referee, self.events_seen = previous, _rebuild(events), len(events)
@@ -389,9 +389,14 @@ def _rebuild(events: Sequence[Mapping[str, Any]]) -> Referee:
     return ref
 
 
-def _has_undoable(events: Sequence[Mapping[str, Any]]) -> bool:
-    """Whether a recorded match holds something undo can retract (a play, a declaration)."""
-    return any(e.get("event") in ("play", "declare") for e in events)
+def _can_undo(events: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether an undo has something to retract within this recorded match alone (the record
+    is per match, so an undo reaching into the match before must reopen that one)."""
+    try:
+        _rebuild(events).apply({"event": "undo"})
+    except RefereeError:
+        return False
+    return True
 
 
 def _with_drawn_card(event: Mapping[str, Any], calls: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -77,3 +77,18 @@ def test_undo_within_a_match_stays_in_it(cfg: BoxConfig, clock: FakeClock) -> No
     box.gesture("left", "hold")  # crosses back into deal 1, same match record
     assert box.match_id == 1 and len(box.store.matches()) == 1
     assert box.referee.deal is not None and box.referee.deal.number == 1 and box.referee.turn == events[-1]["seat"]
+
+
+def test_an_undone_play_of_the_new_match_does_not_keep_undo_from_the_old_one(
+    cfg: BoxConfig, clock: FakeClock
+) -> None:
+    box, _, events = one_deal_match(cfg, clock)
+    box.handle({"event": "deal", "game": "briscola-2", "seats": ["N", "S"], "trump_card": "spade_1"})
+    box.handle({"event": "play", "seat": "S", "card": "spade_2"})
+    box.gesture("left", "hold")  # retracts spade_2, in match 2
+    assert box.match_id == 2
+    box.gesture("left", "hold")  # nothing left in match 2: reopens match 1
+    assert box.match_id == 1 and box.referee.turn == events[-1]["seat"]
+    box.store.close()
+    again, _ = make_box(replace(cfg, game=HEADS_UP), clock)  # the record agrees with memory
+    assert again.match_id == 1 and again.referee.turn == box.referee.turn
