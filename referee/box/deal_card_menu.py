@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from referee.box.i18n import card_long
-from referee.box.menu import CANCELLED
+from referee.box.i18n import ENGLISH_SUIT_NAMES, FRENCH_SUIT_SYMBOL, card_long
+from referee.box.menu import CANCELLED, FRENCH_SUIT_WORDS
 from referee.box.screens import MenuScreen
 from referee.cards import FRENCH_32, ITALIAN_40, Deck, parse_card
 from referee.errors import BadCardError
@@ -79,9 +79,16 @@ class DealCardMenu:
 
     def screen(self, lang: str) -> MenuScreen:
         label = "field_deal_card" if self.key == "trump_card" else "field_turned"
-        return MenuScreen(title=str(self.base.get("game")), label_key=label,
-                          value=card_long(lang, self.code), step=f"{self.at + 1}/2",
-                          header_key="deal_card")
+        value = self._suit_word(lang) if self.at == 0 else card_long(lang, self.code)
+        return MenuScreen(title=str(self.base.get("game")), label_key=label, value=value,
+                          step=f"{self.at + 1}/2", header_key="deal_card")
+
+    def _suit_word(self, lang: str) -> str:
+        suit = self.suits[self.suit]
+        if suit in FRENCH_SUIT_SYMBOL:
+            words = FRENCH_SUIT_WORDS.get(lang, FRENCH_SUIT_WORDS["it"])
+            return f"{FRENCH_SUIT_SYMBOL[suit]} {words[suit]}"
+        return ENGLISH_SUIT_NAMES[suit] if lang == "en" else suit
 
 
 def _card_of(deck: Deck, code: str | None) -> Any:

@@ -37,7 +37,7 @@ def test_scenario_next_deal_button_asks_for_the_briscola_and_sends_a_complete_de
     box.gesture("right", "hold")  # next deal: before, a deal without trump_card was sent
     assert box.store.matches() == []  # nothing refereed blind
     assert isinstance(display.last, MenuScreen) and display.last.label_key == "field_deal_card"
-    assert display.last.value == "asso di bastoni" and display.last.step == "1/2"
+    assert display.last.value == "bastoni" and display.last.step == "1/2"  # the suit first
     box.gesture("right", "press")  # suit: coppe
     box.gesture("ok", "press")
     box.gesture("right", "press")
@@ -110,6 +110,7 @@ def test_menu_walks_suits_and_ranks_and_goes_back(lang: str) -> None:
     menu.press("back")
     assert menu.screen(lang).step == "1/2"
     assert menu.press("back") == CANCELLED
+    assert menu.screen(lang).value == ("♠ picche" if lang == "it" else "♠ spades")
     assert render(menu.screen(lang), lang).size == (128, 64)
 
 
