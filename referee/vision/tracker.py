@@ -27,7 +27,7 @@ Rules of thumb, each a guard against a named failure:
 from __future__ import annotations
 
 from collections import defaultdict, deque
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -146,6 +146,7 @@ class PlayTracker:
         #: long sides of recent reads: the card size (a quad spanning two cards is no measure)
         self._sizes: deque[float] = deque(maxlen=300)
         self._size = 0.0
+        self._now = 0.0  # time of the latest frame
         #: still cards in the play area that never became plays (unreadable, lost): evidence
         #: that a play may have been missed, newest last
         self.unexplained: list[Track] = []
@@ -181,9 +182,13 @@ class PlayTracker:
             for tr in self.tracks
         )
 
-    def trick_on_table(self, trick: int) -> bool:
-        """Whether any card played to ``trick`` is still remembered on the table (not gathered)."""
-        return any(tr.played is not None and tr.trick == trick for tr in self.tracks)
+    def trick_on_table(self, cards: Collection[str]) -> bool:
+        """Whether any of a trick's ``cards`` (as the referee has them) was on the table within
+        the last ``gone_s``: all of them gone at once that long were gathered (a hand hides one
+        or two).  Cards the operator named are known by :meth:`settle`."""
+        return any(
+            tr.played in cards and self._now - tr.last_t <= self.config.gone_s for tr in self.tracks
+        )
 
     def settle(self, track_id: int, card: str, seat: str) -> None:
         """The operator said what track ``track_id`` was: it is that played card from now on."""
@@ -202,6 +207,7 @@ class PlayTracker:
         return next((c for c, _ in ranked if c != BACK and self._plausible(c)), None)
 
     def update(self, dets: Detections, t: float) -> list[dict[str, Any]]:
+        self._now = t
         dets = self._playable(dets)
         self._associate(dets, t)
         events = []
@@ -478,6 +484,7 @@ class PlayTracker:
             "card": card,
             "confidence": round(min(1.0, confidence), 3),
             "t": round(t, 3),
+            "track": track.id,  # for settle() once the operator has named the card
         }
         if uncertain:
             event["uncertain"] = True

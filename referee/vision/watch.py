@@ -195,12 +195,17 @@ class WatchLoop:
         tournament deal); seen clearly with nothing missed, it is out of turn."""
         turn = self.referee.turn
         deal = self.referee.deal
-        if turn is None or deal is None or head.get("seat") == turn or head.get("checked"):
+        if turn is None or deal is None or head.get("checked"):
             return None
         tracker = self.live.tracker
-        evidence = tracker.missed_since(self.trick_start_t)
         trick = deal.trick
-        gathered = trick is not None and bool(trick.plays) and not tracker.trick_on_table(deal.trick_number)
+        # The referee's trick was gathered short: even the seat on turn's new card belongs to
+        # the next trick, and that seat's card of this one was missed.
+        gathered = trick is not None and bool(trick.plays) and not tracker.trick_on_table(
+            [card.code for _, card in trick.plays])
+        if head.get("seat") == turn and not gathered:
+            return None
+        evidence = tracker.missed_since(self.trick_start_t)
         if evidence is None and not gathered and tracker.spot_clear(turn, self.t):
             return None
         guess = tracker.best_guess(evidence) if evidence is not None else None
@@ -216,7 +221,7 @@ class WatchLoop:
         number = deal.trick_number
         tracker = self.live.tracker
         quiet = self.t - self.last_play_t > tracker.config.long_gone_s
-        if number == self.asked_gathered or not quiet or tracker.trick_on_table(number):
+        if number == self.asked_gathered or not quiet or tracker.trick_on_table([c.code for _, c in deal.trick.plays]):
             return []
         self.asked_gathered = number
         evidence = tracker.missed_since(self.trick_start_t)
@@ -247,6 +252,8 @@ class WatchLoop:
         head = self.queue.pop(0)
         self.asked = False
         out: list[Event] = []
+        if head.get("missed") and not event.get("accept", True) and self.queue:
+            self.queue[0]["checked"] = True  # the seat on turn did not play: the next play stands
         if event.get("accept", True):
             card = event.get("card", head["card"])
             seat = str(event.get("seat", head["seat"]))
@@ -266,7 +273,6 @@ class WatchLoop:
             head = self.queue[0]
             missed = None if head.get("missed") else self._missed_question(head)
             if missed is not None:
-                head["checked"] = True  # asked about the seat before it once: then it stands
                 self.queue.insert(0, missed)
                 head = missed
             if head.get("uncertain") or float(head.get("confidence", 1.0)) < self.confirm_below:

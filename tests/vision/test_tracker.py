@@ -279,15 +279,17 @@ def test_a_still_card_never_read_is_remembered_as_a_possibly_missed_play() -> No
     assert missed is not None and missed.centre == (600.0, 300.0)
     assert tracker.missed_since(5.0) is None  # only cards laid since the referee's last play
     tracker.settle(missed.id, "spade_1", "N")  # the operator said what it was
-    assert tracker.missed_since(0.0) is None and tracker.trick_on_table(1)
+    assert tracker.missed_since(0.0) is None and tracker.trick_on_table(["spade_1"])
 
 
 def test_a_trick_is_on_the_table_until_its_cards_are_gone() -> None:
     tracker = PlayTracker(seat_of, zone_of, Rules())
     run(tracker, [card_at(600, 360, [("spade_9", 0.95)])] * 6)
-    assert tracker.trick_on_table(1)
-    run(tracker, [Detections.empty()] * 40, t0=0.6)
-    assert not tracker.trick_on_table(1)
+    assert tracker.trick_on_table(["spade_9"]) and not tracker.trick_on_table(["coppe_1"])
+    run(tracker, [Detections.empty()] * 5, t0=0.6)  # a hand over it half a second
+    assert tracker.trick_on_table(["spade_9"])
+    run(tracker, [Detections.empty()] * 15, t0=1.1)
+    assert not tracker.trick_on_table(["spade_9"])
 
 
 def test_a_quad_spanning_a_card_and_its_neighbour_is_not_a_second_play_of_that_seat() -> None:

@@ -37,7 +37,7 @@ class StubTracker:
     def missed_since(self, t: float) -> Any:
         return self.missed
 
-    def trick_on_table(self, trick: int) -> bool:
+    def trick_on_table(self, cards: Any) -> bool:
         return self.on_table
 
     def spot_clear(self, seat: str, t: float) -> bool:
@@ -270,3 +270,27 @@ def test_a_play_out_of_turn_over_the_spot_of_the_seat_on_turn_asks_about_that_se
     assert [(c["seat"], c["card"]) for c in out if c["call"] == "confirm"] == [("N", None)]
     assert not [c for c in out if c["call"] in ("violation", "error")]
     assert [(s, str(c)) for s, c in ref.deal.trick.plays] == [("N", "coppe_5"), ("W", "spade_1")]  # type: ignore[union-attr]
+
+
+def test_a_card_of_the_seat_on_turn_after_its_trick_was_gathered_short_starts_with_a_question() -> None:
+    ref = Referee()
+    live = StubLive([[], [play("N", "coppe_3")], [], [play("S", "coppe_4")], [], []])
+    loop = WatchLoop(live, ref, "briscola-2", ["N", "S"])  # type: ignore[arg-type]
+    deal = {"event": "deal", "game": "briscola-2", "seats": ["N", "S"], "trump_card": "denari_1"}
+    steps(loop, 2, {0: [deal]})
+    live.tracker.on_table = False  # N's card was gathered with S's unseen; S now leads the next trick
+    out = [c for i in range(2, 6) for c in loop.step(np.zeros((4, 4, 3), np.uint8), i / 10,
+                                                     [{"event": "confirm", "card": "coppe_1"}] if i == 4 else [])]
+    assert [(c["seat"], c["card"]) for c in out if c["call"] == "confirm"] == [("S", None)]
+    assert not [c for c in out if c["call"] in ("violation", "error")]
+    # S's missed card completed the old trick; its new one leads the next
+    assert [c["cards"] for c in out if c["call"] == "trick"] == [[["N", "coppe_3"], ["S", "coppe_1"]]]
+    assert [(s, str(c)) for s, c in ref.deal.trick.plays] == [("S", "coppe_4")]  # type: ignore[union-attr]
+
+
+def test_the_card_the_operator_names_is_what_the_tracker_remembers_on_that_spot() -> None:
+    ref = Referee()
+    live = StubLive([[], [play("N", "coppe_3", 0.5, uncertain=True, alternatives=["coppe_2"], track=3)], []])
+    loop = WatchLoop(live, ref, "briscola-4", SEATS)  # type: ignore[arg-type]
+    steps(loop, 3, {0: [briscola4_deal()], 2: [{"event": "confirm", "card": "coppe_2"}]})
+    assert live.tracker.settled == [(3, "coppe_2", "N")]  # so the trick's cards are known on the table
