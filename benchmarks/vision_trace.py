@@ -44,6 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fps", type=float, default=10.0)
     parser.add_argument("--oracle", action="store_true")
     parser.add_argument("--until", type=float, default=0.0, help="stop at this time (s), 0 = whole deal")
+    parser.add_argument("--dets", default="", metavar="T0:T1", help="also print every frame's reads in this time span")
     args = parser.parse_args(argv)
     sim = simulate_game(args.game, deck=args.deck, seed=args.seed, fps=args.fps, texture=args.texture)
     family = "italian" if "_" in sim.plays[0].card else "french"
@@ -60,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     truth = iter(sim.plays)
     upcoming = next(truth, None)
     fed = 0
+    span = tuple(float(v) for v in args.dets.split(":")) if args.dets else ()
     all_calls: list[dict[str, Any]] = []
 
     def chain() -> Any:
@@ -76,6 +78,10 @@ def main(argv: list[str] | None = None) -> int:
         seen = len(tracker.trace)
         calls = stepper.step(frame)
         all_calls += calls
+        if span and span[0] <= frame.t <= span[1]:
+            d = stepper.live.last  # type: ignore[attr-defined]
+            reads = [(str(c), round(float(p), 2), [round(float(v)) for v in ce]) for c, p, ce in zip(d.card, d.confidence, d.centers, strict=True)]
+            print(f"{frame.t:7.2f} READS   {reads}")
         for note in tracker.trace[seen:]:
             print(f"{frame.t:7.2f} TRACK   {json.dumps(note)}  under: {under(frame, note['centre'])}")
         for event in ref.fed[fed:]:

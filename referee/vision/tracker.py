@@ -85,6 +85,9 @@ class TrackerConfig:
     #: zones where a card may become a play (None: any but the stock and outside); the won
     #: piles, the stock and cards in a hand held by the table's edge lie outside the play area
     play_zones: frozenset[str] | None = frozenset({"play"})
+    #: a played card whose trick has been over this long is forgotten even if something is
+    #: still read on its spot (its re-reads must not keep it alive to swallow the next trick)
+    finished_s: float = 6.0
     #: how long a card that lay still but never became a play counts as evidence of a missed play
     missed_memory_s: float = 30.0
 
@@ -104,6 +107,7 @@ class Track:
     moved: bool = False  # seen at two places before settling: origin is meaningful
     played: str | None = None  # the card code once it was played
     seat: str | None = None  # the seat it was played by
+    finished_t: float | None = None  # when its trick was seen over
     trick: int = 0  # the rules' trick number when it was played
     rejected: bool = False  # read for long and never even a little sure: not a card
 
@@ -355,10 +359,18 @@ class PlayTracker:
                     keep.append(track)
                 else:
                     lost.append(track)
+            elif current is not None and track.trick < current and t - self._finished(track, t) > cfg.finished_s:
+                continue  # its trick ended long ago: whatever lies there now is not this card
             elif gone <= cfg.gone_s or (current is not None and track.trick >= current and gone <= cfg.long_gone_s):
                 keep.append(track)  # its trick is still on the table: occluded, not gathered
         self.tracks = keep
         return lost
+
+    def _finished(self, track: Track, t: float) -> float:
+        """When the tracker first saw ``track``'s trick over (the rules moved past it)."""
+        if track.finished_t is None:
+            track.finished_t = t
+        return track.finished_t
 
     def _maybe_play(self, track: Track, t: float, force: bool = False) -> dict[str, Any] | None:
         cfg = self.config

@@ -321,3 +321,15 @@ def test_a_play_spot_is_clear_only_while_no_card_lies_near_it() -> None:
     run(tracker, [card_at(640, 420, [("spade_9", 0.95)])] * 6)
     assert tracker.spot_clear("N", 0.5) and not tracker.spot_clear("S", 0.5)
     assert not tracker.spot_clear("E", 0.5)  # no spot known: cannot tell
+
+
+def test_a_played_card_of_a_finished_trick_read_on_and_on_does_not_swallow_the_next_trick() -> None:
+    rules = Rules()
+    tracker = PlayTracker(seat_of, zone_of, rules)
+    first = run(tracker, [card_at(600, 360, [("spade_9", 0.95)])] * 6)
+    rules.played.add("spade_9")
+    rules.trick = 2  # its trick is over; something keeps being read on its spot (a pile, a hand)
+    run(tracker, [card_at(604, 362, [("coppe_2", 0.15)])] * 65, t0=0.6)  # until 7.0 s
+    run(tracker, [Detections.empty()] * 5, t0=7.1)  # a hand brings the next trick's first card
+    later = run(tracker, [card_at(602, 360, [("coppe_1", 0.95)])] * 12, t0=7.6)
+    assert [e["card"] for e in first + later] == ["spade_9", "coppe_1"]
