@@ -194,16 +194,35 @@ class PlayTracker:
             tr.played in cards and self._now - tr.last_t <= self.config.gone_s for tr in self.tracks
         )
 
-    def settle(self, track_id: int, card: str, seat: str) -> None:
-        """The operator said what track ``track_id`` was: it is that played card from now on."""
-        for track in [*self.tracks, *self.unexplained]:
-            if track.id == track_id:
-                track.played, track.seat, track.rejected = card, seat, False
-                track.trick = self.rules.trick_number() if self.rules is not None else 0
-                if track in self.unexplained:
-                    self.unexplained.remove(track)
-                if track not in self.tracks:
-                    self.tracks.append(track)
+    def settle(self, track_id: int | None, card: str, seat: str) -> None:
+        """The operator said what track ``track_id`` was: it is that played card from now on.
+
+        With no track (the camera never saw the card lie still), the card is remembered on
+        ``seat``'s play spot, taking over any unplayed track there: its later reads, however
+        bad, must not become a play of their own."""
+        found = [tr for tr in [*self.tracks, *self.unexplained] if track_id is not None and tr.id == track_id]
+        if not found and seat in self.play_spots:
+            found = [self._on_spot(seat)]
+        for track in found[:1]:
+            track.played, track.seat, track.rejected = card, seat, False
+            track.trick = self.rules.trick_number() if self.rules is not None else 0
+            track.last_t = max(track.last_t, self._now)
+            if track in self.unexplained:
+                self.unexplained.remove(track)
+            if track not in self.tracks:
+                self.tracks.append(track)
+
+    def _on_spot(self, seat: str) -> Track:
+        """The unplayed track nearest ``seat``'s play spot (within reach), else a new one there."""
+        spot = self.play_spots[seat]
+        size = self._size or 100.0
+        near = [tr for tr in self.tracks if tr.played is None
+                and np.hypot(tr.centre[0] - spot[0], tr.centre[1] - spot[1]) < self.config.same_seat_reach * size]
+        if near:
+            return min(near, key=lambda tr: float(np.hypot(tr.centre[0] - spot[0], tr.centre[1] - spot[1])))
+        track = Track(self._next_id, spot, spot, size, self._now, self._now, spot, self._now)
+        self._next_id += 1
+        return track
 
     def best_guess(self, track: Track) -> str | None:
         """The most voted plausible card of ``track`` (for a question about a missed play)."""

@@ -261,8 +261,8 @@ class WatchLoop:
                 self.queue.insert(0, head)
                 self.asked = True
                 return [{"call": "error", "detail": f"confirm: name the card {seat} played (\"card\": ...)"}]
-            if head.get("track") is not None:
-                self.live.tracker.settle(int(head["track"]), str(card), seat)
+            track = head.get("track")
+            self.live.tracker.settle(int(track) if track is not None else None, str(card), seat)
             out += self._apply({"event": "play", "seat": seat, "card": str(card), "confirmed": True})
         return out + self._drain()
 

@@ -333,3 +333,16 @@ def test_a_played_card_of_a_finished_trick_read_on_and_on_does_not_swallow_the_n
     run(tracker, [Detections.empty()] * 5, t0=7.1)  # a hand brings the next trick's first card
     later = run(tracker, [card_at(602, 360, [("coppe_1", 0.95)])] * 12, t0=7.6)
     assert [e["card"] for e in first + later] == ["spade_9", "coppe_1"]
+
+
+def test_a_card_the_operator_named_for_a_seat_is_remembered_on_its_spot() -> None:
+    spots = {"N": (640, 300), "S": (640, 440)}
+    rules = Rules()
+    tracker = PlayTracker(seat_of, zone_of, rules, play_spots=spots)
+    run(tracker, [Detections.empty()] * 3)
+    tracker.settle(None, "coppe_1", "S")  # the camera never saw S's card lie still
+    rules.played.add("coppe_1")
+    rules.seats_played.add("S")
+    # Now it is read, badly, where S lays its cards: no second play of S.
+    events = run(tracker, [card_at(645, 445, [("spade_1", 0.36), ("coppe_9", 0.2)])] * 15, t0=0.3)
+    assert events == [] and tracker.trick_on_table(["coppe_1"])

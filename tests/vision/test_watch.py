@@ -46,7 +46,7 @@ class StubTracker:
     def best_guess(self, track: Any) -> str | None:
         return str(track.guess)
 
-    def settle(self, track_id: int, card: str, seat: str) -> None:
+    def settle(self, track_id: int | None, card: str, seat: str) -> None:
         self.settled.append((track_id, card, seat))
 
 
