@@ -2,9 +2,11 @@
 
 For each trick of simulated deals (every game, the cloths and prints of ``vision_e2e.py``), the
 frame 0.5 s after its last card was laid (the whole trick lying still, overlapping) is run
-through the frame pipeline once, and per cloth, over the trick's cards:
+through the frame pipeline, after the frame before it (as in the live loop, which splits
+overlapping cards once they lie still), and per cloth, over the trick's cards:
 
-  found     the finder proposed a quad over the card (IoU >= 0.5 with the true quad)
+  found     the finder proposed a quad over the card (IoU >= 0.5 with the true quad), with the
+            play area as its focus, as in the pipeline
   read      ... and the pipeline's card there is the right one
   hidden    mean part of those cards hidden by others (tight tricks hide more)
 
@@ -13,6 +15,7 @@ to work on.
 
     .venv/bin/python benchmarks/vision_stages.py                 # all games, 2 deals each
     .venv/bin/python benchmarks/vision_stages.py --games belotta --seeds 4 --oracle
+    .venv/bin/python benchmarks/vision_stages.py --split corners   # the finder before outlines
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import defaultdict
+from dataclasses import replace
 from typing import Any
 
 import cv2
@@ -51,6 +55,7 @@ def classifier_for(family: str, face_set: str, oracle: bool) -> Any:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from referee.vision.finder import FinderConfig
     from referee.vision.pipeline import FramePipeline
     from referee.vision.simulator.video import simulate_game
 
@@ -58,6 +63,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", nargs="*", default=None)
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--oracle", action="store_true", help="template matching instead of the recogniser")
+    parser.add_argument("--split", choices=("both", "outline", "corners"), default=None,
+                        help="how the finder splits overlapping cards (FinderConfig.split; default: its default)")
     args = parser.parse_args(argv)
     stats: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0, 0.0])  # cloth -> n, found, read, hidden
     run = 0
@@ -68,16 +75,20 @@ def main(argv: list[str] | None = None) -> int:
             faces = FACE_SETS[family][run % len(FACE_SETS[family])]
             run += 1
             sim = simulate_game(game, deck=faces, seed=seed, texture=texture)
-            pipe = FramePipeline.create(classifier_for(family, faces, args.oracle), layout=sim.layout)
+            config = FinderConfig(split_when_still=True)  # as FramePipeline.create makes it
+            if args.split is not None:
+                config = replace(config, split=args.split)
+            pipe = FramePipeline.create(classifier_for(family, faces, args.oracle), layout=sim.layout, config=config)
             tricks: dict[tuple[int, int], list[Any]] = defaultdict(list)
             for play in sim.plays:
                 tricks[(play.deal, play.trick)].append(play)
             for plays in tricks.values():
                 # The whole trick lies still before it is gathered: earlier cards are partly hidden.
                 index = int(np.ceil((plays[-1].t + 0.5) * sim.fps))
-                frame = next(sim.frames(index, index + 1))
+                before, frame = sim.frames(index - 1, index + 1)
+                pipe.process(before.image)  # the live loop has seen the trick lie still before
                 dets = pipe.process(frame.image)
-                raw = pipe.finder.find(frame.image)
+                raw = pipe.finder.find(frame.image, focus=pipe._play_area())
                 for play in plays:
                     truth = [c for c in frame.cards if c.role == "trick" and c.code == play.card and c.seat == play.seat]
                     if not truth:

@@ -65,7 +65,7 @@ class FramePipeline:
     def create(
         cls, classifier: Recogniser, layout: ZoneMap | None = None, config: FinderConfig | None = None
     ) -> FramePipeline:
-        cfg = config or FinderConfig()
+        cfg = config or FinderConfig(split_when_still=True)  # frames of a video by default
         cfg = replace(cfg, crop_size=tuple(classifier.input_size))  # type: ignore[arg-type]
         return cls(CardFinder(cfg), classifier, layout=layout)
 
@@ -83,7 +83,8 @@ class FramePipeline:
         sure card, also try the larger cards of a close-up photo."""
         self.finder.reset()
         live = self.finder.config
-        self.finder.config = replace(live, upper_threshold=True, edge_regions=True)  # no time limit here
+        # no time limit here, and no earlier frame to wait for: split overlapping cards at once
+        self.finder.config = replace(live, upper_threshold=True, edge_regions=True, split_when_still=False)
         try:
             return self._process_still(image, sure)
         finally:
