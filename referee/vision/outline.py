@@ -87,7 +87,7 @@ def outline_quads(
     bx, by, bw, bh = cv2.boundingRect(blob)
     if bw == 0 or short < 6:
         return []
-    pad = int(short / 2) + 2
+    pad = int(short / 4) + 2
     h_img, w_img = blob.shape
     x0, y0 = max(bx - pad, 0), max(by - pad, 0)
     x1, y1 = min(bx + bw + pad, w_img), min(by + bh + pad, h_img)
@@ -201,20 +201,22 @@ class _Rotated:
 
 def _rotate(roi_w: FloatArray, roi_m: Mask, angle: float, strong: float) -> _Rotated:
     h, w = roi_m.shape
-    diag = int(np.ceil(np.hypot(h, w))) + 2
+    c, s_ = abs(np.cos(np.radians(angle))), abs(np.sin(np.radians(angle)))
+    cw, ch = int(np.ceil(w * c + h * s_)) + 2, int(np.ceil(w * s_ + h * c)) + 2  # the rotated box
     rot = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
-    rot[:, 2] += (diag - w) / 2, (diag - h) / 2
-    white_r = cv2.warpAffine(roi_w.astype(np.uint8), rot, (diag, diag), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    mask_r = cv2.warpAffine(roi_m, rot, (diag, diag), flags=cv2.INTER_NEAREST)
-    gx, gy = _gradient(np.asarray(white_r, np.float32))
+    rot[:, 2] += (cw - w) / 2, (ch - h) / 2
+    # whiteness and blob in one warp (two channels)
+    both = cv2.warpAffine(np.dstack([roi_w.astype(np.uint8), roi_m]), rot, (cw, ch), flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)
+    gx, gy = _gradient(np.asarray(both[..., 0], np.float32))
     ex = np.minimum(np.abs(gx) / strong, 1.0)
     ey = np.minimum(np.abs(gy) / strong, 1.0)
     # an edge may sit a pixel either side of the rectangle's side
     ex = np.asarray(cv2.dilate(ex, np.ones((1, 3), np.uint8)), np.float32)
     ey = np.asarray(cv2.dilate(ey, np.ones((3, 1), np.uint8)), np.float32)
-    col = np.vstack([np.zeros((1, diag), np.float32), np.cumsum(ex, axis=0, dtype=np.float32)])
-    row = np.hstack([np.zeros((diag, 1), np.float32), np.cumsum(ey, axis=1, dtype=np.float32)])
-    inside = np.asarray(cv2.integral((mask_r > 0).astype(np.uint8)), np.int32)
+    col = np.vstack([np.zeros((1, cw), np.float32), np.cumsum(ex, axis=0, dtype=np.float32)])
+    row = np.hstack([np.zeros((ch, 1), np.float32), np.cumsum(ey, axis=1, dtype=np.float32)])
+    inside = np.asarray(cv2.integral((both[..., 1] > 127).astype(np.uint8)), np.int32)
     return _Rotated(ex, ey, col, row, inside, cv2.invertAffineTransform(rot).astype(np.float32))
 
 
@@ -223,8 +225,8 @@ def _score_map(r: _Rotated, a: int, b: int, min_inside: float, stride: int = 1) 
     leaves the blob (a and b are rounded down to multiples of the stride)."""
     k = stride
     a, b = a - a % k, b - b % k
-    diag = r.ex.shape[0]
-    ny, nx = diag - b, diag - a
+    hgt, wid = r.ex.shape
+    ny, nx = hgt - b, wid - a
     if ny <= 0 or nx <= 0 or a < 2 or b < 2:
         return None
     col, row = r.col[:, ::k], r.row[::k, :]
