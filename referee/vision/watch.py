@@ -42,6 +42,8 @@ from referee.vision.live import LiveVision
 
 Event = dict[str, Any]
 TRUMP_GAMES = frozenset({"briscola-2", "briscola-4"})
+#: whole tricks in a row the camera must have seen before it calls out_of_turn without asking
+TRUSTED_AFTER = 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -149,6 +151,10 @@ class WatchLoop:
         self.t = 0.0
         self.last_play_t = 0.0  # when the referee last got a play (or the deal)
         self.trick_start_t = 0.0  # when the referee's current trick began (deal or last trick)
+        #: tricks in a row the camera saw whole (no missed card named by the operator): only a
+        #: camera with such a record is trusted to call an out-of-turn play without asking
+        self.clean_tricks = 0
+        self._named_missed = False
         self.asked_gathered = -1  # the trick whose short gathering was already asked about
 
     def camera(self, ok: bool, detail: str, operator: Sequence[Event]) -> list[Event]:
@@ -206,7 +212,8 @@ class WatchLoop:
         if head.get("seat") == turn and not gathered:
             return None
         evidence = tracker.missed_since(self.trick_start_t)
-        if evidence is None and not gathered and tracker.spot_clear(turn, self.t):
+        trusted = self.clean_tricks >= TRUSTED_AFTER
+        if trusted and evidence is None and not gathered and tracker.spot_clear(turn, self.t):
             return None
         guess = tracker.best_guess(evidence) if evidence is not None else None
         return {"event": "play", "seat": turn, "card": guess, "uncertain": True, "missed": True,
@@ -263,6 +270,8 @@ class WatchLoop:
                 return [{"call": "error", "detail": f"confirm: name the card {seat} played (\"card\": ...)"}]
             track = head.get("track")
             self.live.tracker.settle(int(track) if track is not None else None, str(card), seat)
+            if head.get("missed"):
+                self._named_missed = True  # the camera missed a card: not trusted for a while
             out += self._apply({"event": "play", "seat": seat, "card": str(card), "confirmed": True})
         return out + self._drain()
 
@@ -320,6 +329,9 @@ class WatchLoop:
         out = [{**c, "t": round(self.t, 2)} for c in calls]
         if event.get("event") == "deal" or any(c.get("call") == "trick" for c in out):
             self.trick_start_t = self.t
+            whole = event.get("event") != "deal" and not self._named_missed
+            self.clean_tricks = self.clean_tricks + 1 if whole else 0
+            self._named_missed = False
         for call in out:
             self.last_text = _call_text(call) or self.last_text
         return out

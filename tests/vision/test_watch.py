@@ -227,10 +227,21 @@ def test_when_the_operator_says_the_seat_on_turn_did_not_play_the_out_of_turn_pl
 
 def test_a_clear_out_of_turn_play_with_nothing_missed_is_called_at_once() -> None:
     ref = Referee()
-    live = StubLive([[], [play("W", "spade_1")]])
+    first = [play("N", "coppe_1"), play("W", "coppe_2"), play("S", "coppe_3"), play("E", "coppe_4")]
+    second = [play("N", "spade_1"), play("W", "spade_2"), play("S", "spade_3"), play("E", "spade_4")]
+    live = StubLive([[], first, second, [play("W", "denari_3")]])  # N leads, W plays first
     loop = WatchLoop(live, ref, "briscola-4", SEATS)  # type: ignore[arg-type]
-    out = steps(loop, 2, {0: [briscola4_deal()]})
-    assert not [c for c in out if c["call"] == "confirm"]
+    out = steps(loop, 4, {0: [briscola4_deal()]})
+    assert not [c for c in out if c["call"] == "confirm"]  # two whole tricks seen: trusted
+    assert [(c["seat"], c["rule"]) for c in out if c["call"] == "violation"] == [("W", "out_of_turn")]
+
+
+def test_a_camera_that_has_just_missed_a_card_asks_before_calling_out_of_turn() -> None:
+    ref = Referee()
+    live = StubLive([[], [play("W", "spade_1")], [], []])  # first trick: no record yet
+    loop = WatchLoop(live, ref, "briscola-4", SEATS)  # type: ignore[arg-type]
+    out = steps(loop, 4, {0: [briscola4_deal()], 2: [{"event": "confirm", "accept": False}]})
+    assert [(c["seat"], c["card"]) for c in out if c["call"] == "confirm"] == [("N", None)]
     assert [(c["seat"], c["rule"]) for c in out if c["call"] == "violation"] == [("W", "out_of_turn")]
 
 
