@@ -156,7 +156,7 @@ def score_image(path: Path, truths: list[Truth], result: dict[str, Any], shape: 
     tally.good_detections += len(used)
 
 
-def run_set(name: str, finder_only: bool, show: Path | None, limit: int) -> Tally:
+def run_set(name: str, finder_only: bool, show: Path | None, limit: int, split: str | None = None) -> Tally:
     family, loader = SETS[name]
     items = sorted(loader(shared_dir() / "photos").items())[: limit or None]
     tally = Tally()
@@ -173,7 +173,8 @@ def run_set(name: str, finder_only: bool, show: Path | None, limit: int) -> Tall
         if finder_only:
             result = _finder_only(np.asarray(image, np.uint8))
         else:
-            result = detect_image(FramePipeline.create(classifier), np.asarray(image, np.uint8))
+            config = None if split is None else FinderConfig(split=split)
+            result = detect_image(FramePipeline.create(classifier, config=config), np.asarray(image, np.uint8))
         score_image(path, truths, result, image.shape, tally, finder_only)
         if show is not None:
             _draw(show / name / path.name, image, truths, result)
@@ -214,11 +215,13 @@ def main() -> None:
     parser.add_argument("--finder-only", action="store_true", help="localisation only (no model needed)")
     parser.add_argument("--show", type=Path, help="write annotated photos under this folder")
     parser.add_argument("--limit", type=int, default=0, help="photos per set (0 = all)")
+    parser.add_argument("--split", choices=("both", "outline", "corners"), default=None,
+                        help="how the finder splits overlapping cards (FinderConfig.split; default: its default)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     print(f"{'set':10} {'photos':>6} {'cards':>6} {'found':>7} {'right':>12} {'precision':>10} {'ms median':>10}")
     for name in args.sets:
-        t = run_set(name, args.finder_only, args.show, args.limit)
+        t = run_set(name, args.finder_only, args.show, args.limit, args.split)
         right = "-" if args.finder_only or not t.scored else f"{t.right / t.scored:6.1%} ({t.scored})"
         prec = t.good_detections / t.detections if t.detections else 0.0
         print(f"{name:10} {len(t.ms):6d} {t.cards:6d} {t.found / max(1, t.cards):7.1%} {right:>12} "

@@ -27,7 +27,7 @@ the stock) and its confidence are the precision stage (``referee.vision.pipeline
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import cv2
@@ -140,7 +140,7 @@ class CardFinder:
             known = self._card_size is not None or cfg.card_height is not None
             fit = None if self._observed else self._fitted
             self._splits.pass_no = i
-            more = _hypotheses(opened, short, long_, cfg, known, focus_work, white, fit, self._splits)
+            more = _hypotheses(opened, short, long_, self._split_config(), known, focus_work, white, fit, self._splits)
             hyps += _new_only(more, hyps, short, first_group=len(hyps))
         light_table = float(np.count_nonzero(white >= thresholds[0])) > cfg.light_table_frac * white.size
         if cfg.edge_regions or (cfg.edge_regions is None and light_table):
@@ -153,6 +153,17 @@ class CardFinder:
         crops = [rectify(image, q, cfg.crop_size) for q in quads]
         groups = np.array([h.group for h in hyps], np.int32)
         return Detections(quad=quads.astype(np.float32), crops=crops, group=groups)
+
+    def _split_config(self) -> FinderConfig:
+        """Outline splitting needs a card size within ~15%: the layout's, the recogniser's, or
+        one fitted over a live table's frames.  A single photo's first look guesses the size
+        from blobs, and outlines then fit a court card's printed frame as a card (measured on
+        the pinochle photos: precision 87% -> 79%), so it splits by corners only until a read
+        card gives the size (``FramePipeline.process_still`` looks again then)."""
+        cfg = self.config
+        if cfg.split == "corners" or self._observed or cfg.card_height is not None or cfg.split_when_still:
+            return cfg
+        return replace(cfg, split="corners")
 
     def reset(self) -> None:
         """Forget the card size (a new table, or an unrelated photo)."""

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
+import cv2
 import numpy as np
 
 from referee.cards import BACK
@@ -227,8 +228,10 @@ def _best_per_group(dets: Detections) -> Detections:
     return dets[np.array(sorted(best.values()), np.int64)]
 
 
-def _dedupe(dets: Detections) -> Detections:
-    """Same card code twice with close centres is one card (two hypotheses of one blob)."""
+def _dedupe(dets: Detections, same_card: float = 0.7) -> Detections:
+    """Same card code twice with close centres is one card (two hypotheses of one blob); so is
+    a quad lying ``same_card`` or more inside a more confident one, whatever its read (cards on
+    a table overlap by ~40%; a rectangle inside a card is its printed frame or a figure box)."""
     if len(dets) < 2:
         return dets
     order = np.argsort(-dets.confidence)
@@ -237,8 +240,17 @@ def _dedupe(dets: Detections) -> Detections:
     kept: list[int] = []
     for i in order.tolist():
         if all(
-            dets.card[i] != dets.card[j] or np.linalg.norm(centres[i] - centres[j]) > 0.6 * sizes[j]
+            (dets.card[i] != dets.card[j] or np.linalg.norm(centres[i] - centres[j]) > 0.6 * sizes[j])
+            and _inside(dets.quad[i], dets.quad[j]) < same_card
             for j in kept
         ):
             kept.append(i)
     return dets[np.array(sorted(kept), np.int64)]
+
+
+def _inside(a: FloatArray, b: FloatArray) -> float:
+    """Fraction of convex quad ``a`` that lies inside convex quad ``b``."""
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    inter, _ = cv2.intersectConvexConvex(a32, b32)
+    area = float(cv2.contourArea(a32))
+    return float(inter) / area if area > 0 else 0.0
