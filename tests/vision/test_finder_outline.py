@@ -44,3 +44,24 @@ def test_outline_split_measures_the_card_size_when_the_guess_is_off() -> None:
     for guess in (150.0, 190.0):  # the layout's card size 12% off either way
         dets = CardFinder(FinderConfig(card_height=guess, split="outline")).find(image)
         assert all(_best_error(dets.quad, q) < 0.06 * 170 for q in quads), guess
+
+
+def test_live_finder_splits_a_trick_once_it_lies_still_and_reuses_the_split(monkeypatch: pytest.MonkeyPatch) -> None:
+    from referee.vision.outline import outline_quads as real
+
+    calls: list[int] = []
+
+    def counting(*args: object, **kwargs: object) -> list[tuple[float, Quad]]:
+        calls.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("referee.vision.finder.outline_quads", counting)
+    image, quads = _trick("felt")
+    finder = CardFinder(FinderConfig(card_height=145, split_when_still=True))
+    finder.find(image)
+    assert calls == []  # first sight (a card arriving, a hand passing): corners only
+    still = finder.find(image)
+    assert len(calls) == 1 and all(_best_error(still.quad, q) < 0.06 * 150 for q in quads)
+    again = finder.find(image)
+    assert len(calls) == 1  # the same blob: its split is reused
+    assert np.allclose(np.sort(again.quad.reshape(-1)), np.sort(still.quad.reshape(-1)))
