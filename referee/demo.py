@@ -108,7 +108,9 @@ class TruthStepper:
 class SimOperator:
     """The person at the box: answers the camera's confirm requests by looking at the table.
 
-    The answer is the card that seat really laid down and the referee has not got yet; a
+    The answer is the card that seat really laid down and the referee has not got yet: the
+    one lying there now for "is it this card?" (an older one the referee lost to a misread is
+    gone from the table), the oldest for "did this seat play?" (a card gathered unseen); a
     request about a seat that has nothing new on the table is refused (no play).
     """
 
@@ -124,7 +126,8 @@ class SimOperator:
         got = {(str(e.get("seat")), str(e.get("card"))) for e in self.referee.accepted if e.get("event") == "play"}
         waiting = [p for p in self.plays if p.seat == call["seat"] and p.t <= t + 1e-6 and (p.seat, p.card) not in got]
         if waiting:
-            self.pending.append({"event": "confirm", "card": waiting[0].card})
+            answer = waiting[0] if call.get("missed") else waiting[-1]
+            self.pending.append({"event": "confirm", "card": answer.card})
         else:
             self.refused += 1
             self.pending.append({"event": "confirm", "accept": False})

@@ -61,6 +61,12 @@ def test_simulated_operator_confirms_the_true_card_and_refuses_phantoms() -> Non
     operator.ask({"call": "confirm", "seat": "N", "card": "coppe_3"}, t=2.5)  # N's card is already in
     assert operator.answers() == [{"event": "confirm", "card": "spade_5"}, {"event": "confirm", "accept": False}]
     assert operator.answers() == [] and operator.asked == 2 and operator.refused == 1
+    # N's denari_2 was lost to a misread; asked about the card N has on the table now, the
+    # operator names that one, and asked whether N played (missed), the oldest one missing.
+    operator.plays.append(PlayTruth("N", "denari_5", 8.0, 3))
+    operator.ask({"call": "confirm", "seat": "N", "card": "denari_4"}, t=8.5)
+    operator.ask({"call": "confirm", "seat": "N", "card": None, "missed": True}, t=8.5)
+    assert operator.answers() == [{"event": "confirm", "card": "denari_5"}, {"event": "confirm", "card": "denari_2"}]
 
 
 def test_score_counts_right_phantom_and_winners() -> None:
