@@ -61,6 +61,8 @@ class FramePipeline:
     layout: ZoneMap | None = None
     #: reuse last frame's read of a card whose crop has not changed (live loop); None = off
     cache: ReadCache | None = None
+    #: ``min_confidence`` for a single photo (:meth:`process_still`)
+    still_min_confidence: float = 0.5
 
     @classmethod
     def create(
@@ -83,13 +85,16 @@ class FramePipeline:
         read it from the cards the recogniser is sure of and look again at that size; with no
         sure card, also try the larger cards of a close-up photo."""
         self.finder.reset()
-        live = self.finder.config
+        live, floor = self.finder.config, self.min_confidence
         # no time limit here, and no earlier frame to wait for: split overlapping cards at once
         self.finder.config = replace(live, upper_threshold=True, edge_regions=True, split_when_still=False)
+        # and no later frames to vote over a weak read (measured on the pinochle photos: reads
+        # under 0.5 are mostly wrong)
+        self.min_confidence = max(floor, self.still_min_confidence)
         try:
             return self._process_still(image, sure)
         finally:
-            self.finder.config = live
+            self.finder.config, self.min_confidence = live, floor
 
     def find_card_size(self, image: Image, priors: Sequence[float] = (0.12, 0.24), sure: float = 0.8) -> Detections:
         """A live frame while the card size is still unknown: like :meth:`process_still`, with
