@@ -62,7 +62,7 @@ class FramePipeline:
     #: reuse last frame's read of a card whose crop has not changed (live loop); None = off
     cache: ReadCache | None = None
     #: ``min_confidence`` for a single photo (:meth:`process_still`)
-    still_min_confidence: float = 0.5
+    still_min_confidence: float = 0.4
 
     @classmethod
     def create(
@@ -88,8 +88,8 @@ class FramePipeline:
         live, floor = self.finder.config, self.min_confidence
         # no time limit here, and no earlier frame to wait for: split overlapping cards at once
         self.finder.config = replace(live, upper_threshold=True, edge_regions=True, split_when_still=False)
-        # and no later frames to vote over a weak read (measured on the pinochle photos: reads
-        # under 0.5 are mostly wrong)
+        # and no later frames to vote over a weak read (measured on the photos: 0.4 keeps
+        # pinochle's precision at 87% with the outline splits, 0.5 costs epfl 4% of its reads)
         self.min_confidence = max(floor, self.still_min_confidence)
         try:
             return self._process_still(image, sure)
