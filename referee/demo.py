@@ -23,6 +23,7 @@ import json
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -123,8 +124,16 @@ class SimOperator:
 
     def ask(self, call: Call, t: float) -> None:
         self.asked += 1
-        got = {(str(e.get("seat")), str(e.get("card"))) for e in self.referee.accepted if e.get("event") == "play"}
-        waiting = [p for p in self.plays if p.seat == call["seat"] and p.t <= t + 1e-6 and (p.seat, p.card) not in got]
+        # A multiset: binocolo's deck has two of every card, so one seat may lay the same code twice.
+        got = Counter((str(e.get("seat")), str(e.get("card"))) for e in self.referee.accepted if e.get("event") == "play")
+        waiting = []
+        for p in self.plays:
+            if p.seat != call["seat"] or p.t > t + 1e-6:
+                continue
+            if got[(p.seat, p.card)] > 0:
+                got[(p.seat, p.card)] -= 1
+            else:
+                waiting.append(p)
         if waiting:
             answer = waiting[0] if call.get("missed") else waiting[-1]
             self.pending.append({"event": "confirm", "card": answer.card})

@@ -112,3 +112,14 @@ def test_confirm_requests_get_the_box_confirm_screen(tmp_path: Path) -> None:
     writer.add({"call": "confirm", "seat": "N", "card": "coppe_3", "confidence": 0.4})
     writer.add({"call": "turn", "seat": "N"})  # no screen of its own
     assert sorted(p.name for p in tmp_path.glob("*.png")) == ["001_confirm.png"]
+
+
+def test_simulated_operator_knows_a_double_deck_card_laid_twice() -> None:
+    from referee.demo import RecordingReferee, SimOperator
+    from referee.vision.simulator.video import PlayTruth
+
+    ref = RecordingReferee()
+    ref.accepted.append({"event": "play", "seat": "W", "card": "10S"})  # W's first 10S, trick 1
+    operator = SimOperator([PlayTruth("W", "10S", 1.0, 1), PlayTruth("W", "10S", 20.0, 3)], ref)
+    operator.ask({"call": "confirm", "seat": "W", "card": "10S"}, t=21.0)  # binocolo: two of each card
+    assert operator.answers() == [{"event": "confirm", "card": "10S"}] and operator.refused == 0
