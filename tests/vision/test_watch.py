@@ -29,7 +29,7 @@ class StubTracker:
         self.missed: Any = None  # a track that lay still unread (evidence of a missed play)
         self.on_table = True  # the current trick's cards are still on the table
         self.clear = True  # the seat on turn's play spot is empty (nothing hidden there)
-        self.settled: list[tuple[int, str, str]] = []
+        self.settled: list[tuple[int | None, str, str]] = []
 
     def reset(self) -> None:
         self.resets += 1
