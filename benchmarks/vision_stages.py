@@ -3,10 +3,13 @@
 For each trick of simulated deals (every game, the cloths and prints of ``vision_e2e.py``), the
 frame 0.5 s after its last card was laid (the whole trick lying still, overlapping) is run
 through the frame pipeline, after the frame before it (as in the live loop, which splits
-overlapping cards once they lie still), and per cloth, over the trick's cards:
+overlapping cards once they lie still; ``--observe`` also learns the card size from sure reads
+as the live loop does), and per cloth, over the trick's cards:
 
   found     the finder proposed a quad over the card (IoU >= 0.5 with the true quad), with the
             play area as its focus, as in the pipeline
+  good      ... and its corners lie within 5% of the card's long side of the true ones (what
+            the recogniser is trained to tolerate, with margin)
   read      ... and the pipeline's card there is the right one
   hidden    mean part of those cards hidden by others (tight tricks hide more)
 
@@ -44,6 +47,12 @@ def iou(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter / union) if union > 0 else 0.0
 
 
+def corner_error(a: np.ndarray, b: np.ndarray) -> float:
+    """Largest distance from a corner of ``b`` to the nearest corner of ``a`` (px)."""
+    d = np.linalg.norm(b.reshape(-1, 1, 2) - a.reshape(1, -1, 2), axis=2)
+    return float(d.min(axis=1).max())
+
+
 def classifier_for(family: str, face_set: str, oracle: bool) -> Any:
     if oracle:
         from referee.vision.simulator.oracle import TemplateClassifier
@@ -63,10 +72,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", nargs="*", default=None)
     parser.add_argument("--seeds", type=int, default=2)
     parser.add_argument("--oracle", action="store_true", help="template matching instead of the recogniser")
+    parser.add_argument("--observe", action="store_true",
+                        help="learn the card size from sure reads as LiveVision does (measured: it learns the size "
+                             "of badly cut quads read with confidence, and finds fewer cards)")
     parser.add_argument("--split", choices=("both", "outline", "corners"), default=None,
                         help="how the finder splits overlapping cards (FinderConfig.split; default: its default)")
     args = parser.parse_args(argv)
-    stats: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0, 0.0])  # cloth -> n, found, read, hidden
+    stats: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0, 0.0, 0])  # cloth -> n, found, read, hidden, good
     run = 0
     for game in args.games or available_games():
         family = "italian" if game in ITALIAN_GAMES else "french"
@@ -86,8 +98,10 @@ def main(argv: list[str] | None = None) -> int:
                 # The whole trick lies still before it is gathered: earlier cards are partly hidden.
                 index = int(np.ceil((plays[-1].t + 0.5) * sim.fps))
                 before, frame = sim.frames(index - 1, index + 1)
-                pipe.process(before.image)  # the live loop has seen the trick lie still before
-                dets = pipe.process(frame.image)
+                for still in (before, frame):  # the live loop has seen the trick lie still before
+                    dets = pipe.process(still.image)
+                    if args.observe:  # and learns the card size from sure reads, as LiveVision does
+                        pipe.finder.observe(dets[dets.confidence >= 0.9].quad)
                 raw = pipe.finder.find(frame.image, focus=pipe._play_area())
                 for play in plays:
                     truth = [c for c in frame.cards if c.role == "trick" and c.code == play.card and c.seat == play.seat]
@@ -95,6 +109,10 @@ def main(argv: list[str] | None = None) -> int:
                         continue
                     card = truth[0]
                     found = any(iou(q, card.quad) >= 0.5 for q in raw.quad)
+                    long_side = float(np.linalg.norm(card.quad[2] - card.quad[1]))
+                    long_side = max(long_side, float(np.linalg.norm(card.quad[1] - card.quad[0])))
+                    good = any(iou(q, card.quad) >= 0.5 and corner_error(q, card.quad) <= 0.05 * long_side
+                               for q in raw.quad)
                     read = any(iou(q, card.quad) >= 0.5 and str(c) == play.card
                                for q, c in zip(dets.quad, dets.card, strict=True))
                     row = stats[texture]
@@ -102,18 +120,20 @@ def main(argv: list[str] | None = None) -> int:
                     row[1] += found
                     row[2] += read
                     row[3] += card.occluded_fraction
+                    row[4] += good
             print(f"{game:18} {texture:9} {faces:40} seed {seed}: {len(sim.plays)} plays", flush=True)
-    print(f"\n{'cloth':10} {'cards':>6} {'found':>8} {'read':>8} {'hidden':>7}")
-    total = [0, 0, 0, 0.0]
+    print(f"\n{'cloth':10} {'cards':>6} {'found':>8} {'good':>8} {'read':>8} {'hidden':>7}")
+    total = [0, 0, 0, 0.0, 0]
     for texture, row in sorted(stats.items()):
-        n_cards, n_found, n_read, hidden = row
-        print(f"{texture:10} {n_cards:6.0f} {100 * n_found / n_cards:7.1f}% {100 * n_read / n_cards:7.1f}% "
-              f"{100 * hidden / n_cards:6.1f}%")
+        n_cards, n_found, n_read, hidden, n_good = row
+        print(f"{texture:10} {n_cards:6.0f} {100 * n_found / n_cards:7.1f}% {100 * n_good / n_cards:7.1f}% "
+              f"{100 * n_read / n_cards:7.1f}% {100 * hidden / n_cards:6.1f}%")
         total = [a + b for a, b in zip(total, row, strict=True)]
     n = total[0] or 1
-    print(f"{'all':10} {total[0]:6.0f} {100 * total[1] / n:7.1f}% {100 * total[2] / n:7.1f}% {100 * total[3] / n:6.1f}%")
-    print("found = finder quad IoU >= 0.5 with the true card; read = the pipeline's identity there is right "
-          "(one frame per trick, 0.5 s after its last card was laid)")
+    print(f"{'all':10} {total[0]:6.0f} {100 * total[1] / n:7.1f}% {100 * total[4] / n:7.1f}% {100 * total[2] / n:7.1f}% "
+          f"{100 * total[3] / n:6.1f}%")
+    print("found = finder quad IoU >= 0.5 with the true card; good = ... with corners within 5% of its long side; "
+          "read = the pipeline's identity there is right (one frame per trick, 0.5 s after its last card was laid)")
     return 0
 
 
