@@ -51,6 +51,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--truth-vision", action="store_true", help="ground truth instead of the pipeline")
     parser.add_argument("--oracle", action="store_true",
                         help="template matching instead of the recogniser (finder + tracker alone)")
+    parser.add_argument("--keep", metavar="DIR", help="keep each deal's calls/events/truth in DIR/GAME-SEED "
+                        "(results vary from run to run: keep the bad deal to look at it)")
     args = parser.parse_args(argv)
     games = args.games or available_games()
     totals = Score(0, 0, 0, 0, 0, 0)
@@ -67,7 +69,8 @@ def main(argv: list[str] | None = None) -> int:
             faces = FACE_SETS[family][run % len(FACE_SETS[family])]
             run += 1
             with tempfile.TemporaryDirectory() as tmp, contextlib.redirect_stdout(io.StringIO()):
-                result = run_demo(game=game, deck=faces, seed=seed, out=Path(tmp), texture=texture,
+                out = Path(args.keep) / f"{game}-{seed}" if args.keep else Path(tmp)
+                result = run_demo(game=game, deck=faces, seed=seed, out=out, texture=texture,
                                   fps=args.fps, truth_vision=args.truth_vision, video=False, quiet=True,
                                   oracle=args.oracle)
             sc = score(result)
