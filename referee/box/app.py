@@ -24,7 +24,7 @@ from typing import Any
 
 from referee.box.buttons import GESTURES, MENU_GESTURES
 from referee.box.config import BoxConfig
-from referee.box.deal_card_menu import DealCardMenu, missing_deal_card
+from referee.box.deal_card_menu import DealCardMenu, PlayedCardMenu, missing_deal_card
 from referee.box.display import ScreenSink
 from referee.box.menu import CANCELLED, ContractMenu, has_contract
 from referee.box.screens import (
@@ -40,8 +40,9 @@ from referee.box.screens import (
 )
 from referee.box.state import MatchStore, StateError
 from referee.errors import RefereeError
-from referee.rules import Referee
+from referee.rules import Referee, get_game
 from referee.rules.calls import ErrorCall
+from referee.vision.arbiter import PlayArbiter
 
 log = logging.getLogger(__name__)
 
@@ -70,6 +71,11 @@ class Box:
         self.pending_pos: int | None = None
         self.candidates: list[str] = []  # the unsure play's card, then the tracker's alternatives
         self.menu: ContractMenu | DealCardMenu | None = None
+        #: the camera's plays go through the live loop's decisions (as in ``referee watch``)
+        #: once :meth:`attach_vision` gave the box the play tracker; until then they are
+        #: applied as they come, unsure ones confirmed with the buttons
+        self.arbiter: PlayArbiter | None = None
+        self.arbiter_pos: int | None = None  # source position of the camera play being decided
         self.menu_pos: int | None = None  # source position of a deal event the menu completes
         self.menu_counted = False
         #: the card the camera reads face up in the stock zone now (briscola's trump, belotta's
@@ -107,6 +113,13 @@ class Box:
         return {"game": g.name, "deck": g.deck, "seats": list(g.seats),
                 "teams": [list(t) for t in g.teams], "options": dict(g.options)}
 
+    def attach_vision(self, tracker: Any) -> None:
+        """Camera plays from now on are decided by a :class:`PlayArbiter` over ``tracker`` (the
+        vision feed's play tracker): questions about missed plays, out of turn trusted only
+        after whole tricks, nothing after the deal is over."""
+        self.arbiter = PlayArbiter(tracker, lambda: self.referee, self._arbiter_apply,
+                                   self.cfg.thresholds.confidence)
+
     # -- events ------------------------------------------------------------------------
     def handle(self, event: Mapping[str, Any], source_pos: int | None = None) -> list[dict[str, Any]]:
         """One event from the camera, a log or the buttons: decide, record, then tell the table."""
@@ -114,6 +127,8 @@ class Box:
         unsure = event.get("uncertain") is True or (
             isinstance(confidence, int | float) and confidence < self.cfg.thresholds.confidence
         )
+        if event.get("event") == "play" and self.arbiter is not None:
+            return self._camera_play(dict(event), source_pos)
         if event.get("event") == "play" and unsure:
             return self._ask_confirm(dict(event), source_pos)
         event = self._with_config_options(event)
@@ -147,8 +162,10 @@ class Box:
             self.referee = _rebuild(self.store.events(self.match_id))  # memory = disk again
             raise
         self.events_seen += 1
+        if self.arbiter is not None and not any(c["call"] == "error" for c in calls):
+            self._arbiter_saw(event, calls)
         if event.get("event") == "deal":
-            if isinstance(self.menu, DealCardMenu) and not from_menu:
+            if isinstance(self.menu, DealCardMenu) and not isinstance(self.menu, PlayedCardMenu) and not from_menu:
                 self.menu = self.menu_pos = None  # the deal came from elsewhere (camera, log)
             if not from_menu:  # a menu's deal was counted when the button opened the menu
                 self.deals_started += 1
@@ -167,6 +184,64 @@ class Box:
         self.signals.unsure(str(event.get("seat")))
         self.display.show(ConfirmScreen(str(event.get("seat")), self.candidates[0]))
         return []
+
+    # -- camera plays through the arbiter -----------------------------------------------
+    def _camera_play(self, event: dict[str, Any], source_pos: int | None) -> list[dict[str, Any]]:
+        assert self.arbiter is not None
+        self.arbiter_pos = source_pos
+        t = event.get("t")
+        return self._arbiter_out(self.arbiter.camera([event], float(t) if isinstance(t, int | float) else self.arbiter.t))
+
+    def _arbiter_apply(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        return self._apply(event, self.arbiter_pos)
+
+    def _arbiter_saw(self, event: Mapping[str, Any], calls: Sequence[Mapping[str, Any]]) -> None:
+        assert self.arbiter is not None
+        if event.get("event") == "deal":  # nothing queued or asked belongs to the new deal
+            self.arbiter.clear()
+            if self.pending is not None and self.pending.get("call") == "confirm":
+                self.pending = self.pending_pos = None
+                if isinstance(self.menu, PlayedCardMenu):
+                    self.menu = None
+        self.arbiter.note(event, calls)
+
+    def _arbiter_out(self, out: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The referee's calls from the arbiter's output; its questions go to the display."""
+        calls = []
+        for call in out:
+            if call["call"] == "confirm":
+                self._ask_question(call)
+            elif call["call"] == "error" and "line" not in call:  # an answer it could not use
+                log.warning("%s", call.get("detail"))
+            else:
+                calls.append(call)
+        return calls
+
+    def _ask_question(self, call: dict[str, Any]) -> None:
+        """The arbiter asks about a play: an unsure card, or "did <seat> play?" (with the
+        camera's guess, or, having none, the card menu: back out of it = no play)."""
+        seat, card = str(call["seat"]), call.get("card")
+        self.pending, self.pending_pos = call, self.arbiter_pos
+        self.signals.unsure(seat)
+        if card is None:
+            self._pick_played_card(seat, None)
+            return
+        alternatives = call.get("alternatives")
+        self.candidates = [str(card)] + ([str(c) for c in alternatives] if isinstance(alternatives, list) else [])
+        self.display.show(ConfirmScreen(seat, self.candidates[0], missed=bool(call.get("missed"))))
+
+    def _pick_played_card(self, seat: str, guess: str | None) -> None:
+        self.menu = PlayedCardMenu(seat, get_game(self.cfg.game.name).deck, guess)
+        self.display.show(self.menu.screen(self.lang))
+
+    def _answer(self, answer: dict[str, Any]) -> None:
+        """The operator's answer to the arbiter's question."""
+        assert self.arbiter is not None
+        self.arbiter_pos = self.pending_pos
+        self.pending = self.pending_pos = None
+        self.signals.confirmed()
+        self._arbiter_out(self.arbiter.answer(answer))
+        self._show_home()
 
     # -- calls -> the table ------------------------------------------------------------
     def _present(self, calls: Sequence[Mapping[str, Any]]) -> None:
@@ -231,7 +306,9 @@ class Box:
             return
         action = GESTURES[(button, kind)]
         if self.pending is not None and action in ("confirm", "last_trick", "score"):
-            if action == "score":  # right: the next candidate card
+            if action == "score" and self.pending.get("missed"):  # right: another card
+                self._pick_played_card(str(self.pending.get("seat")), self.candidates[0])
+            elif action == "score":  # right: the next candidate card
                 self.candidates = self.candidates[1:] + self.candidates[:1]
                 self.display.show(ConfirmScreen(str(self.pending.get("seat")), self.candidates[0]))
             else:
@@ -288,6 +365,10 @@ class Box:
         return trick.plays[game.trick_winner(deal, trick)][0]
 
     def _resolve_pending(self, accept: bool) -> None:
+        if self.arbiter is not None and self.pending is not None and self.pending.get("call") == "confirm":
+            self._answer({"event": "confirm", "card": self.candidates[0]} if accept
+                         else {"event": "confirm", "accept": False})
+            return
         event, pos = self.pending, self.pending_pos
         self.pending = self.pending_pos = None
         self.signals.confirmed()
@@ -306,7 +387,9 @@ class Box:
             return
         menu, pos, counted = self.menu, self.menu_pos, self.menu_counted
         self.menu = self.menu_pos = None
-        if result == CANCELLED:
+        if isinstance(menu, PlayedCardMenu):  # the card a missed play was, or no play
+            self._answer(result if isinstance(result, dict) else {"event": "confirm", "accept": False})
+        elif result == CANCELLED:
             self._show_home()
         elif isinstance(result, dict):
             self._apply(result, pos, from_menu=isinstance(menu, DealCardMenu) and counted)

@@ -41,8 +41,11 @@ class DealCardMenu:
     """Two steps, suit then card; :meth:`press` returns the completed deal event when done."""
 
     def __init__(self, base: dict[str, Any], guess: str | None = None) -> None:
-        self.base = dict(base)
-        self.key, deck = DEAL_CARD[str(base.get("game"))]
+        key, deck = DEAL_CARD[str(base.get("game"))]
+        self._start(base, key, deck, guess)
+
+    def _start(self, base: dict[str, Any], key: str, deck: Deck, guess: str | None) -> None:
+        self.base, self.key = dict(base), key
         self.suits = tuple(dict.fromkeys(c.suit for c in deck))
         self.ranks = tuple(dict.fromkeys(c.rank for c in deck))
         self.suit, self.rank, self.at = 0, 0, 0
@@ -99,3 +102,17 @@ def _card_of(deck: Deck, code: str | None) -> Any:
     except BadCardError:
         return None
     return card if card in deck else None
+
+
+class PlayedCardMenu(DealCardMenu):
+    """A play the camera may have missed: which card did ``seat`` play?  The same two steps;
+    the result is the operator's answer ``{"event": "confirm", "seat", "card"}``, and
+    :data:`CANCELLED` (hold OK, or hold left on the suit) means the seat did not play."""
+
+    def __init__(self, seat: str, deck: Deck, guess: str | None = None) -> None:
+        self._start({"event": "confirm", "seat": seat}, "card", deck, guess)
+
+    def screen(self, lang: str) -> MenuScreen:
+        value = self._suit_word(lang) if self.at == 0 else card_long(lang, self.code)
+        return MenuScreen(title=str(self.base["seat"]), label_key="field_played", value=value,
+                          step=f"{self.at + 1}/2", header_key="played_card", seat=str(self.base["seat"]))

@@ -153,12 +153,22 @@ class TimerScreen(Screen):
 
 @dataclass(frozen=True)
 class ConfirmScreen(Screen):
-    """The camera is unsure of a card: the table confirms it with OK or rejects it."""
+    """The camera is unsure of a card: the table confirms it with OK or rejects it.
+
+    ``missed``: the camera may have missed ``seat``'s play: "did <seat> play?" with its guess
+    (OK = yes, that card; left = no; right = another card)."""
 
     seat: str
     card: str
+    missed: bool = False
 
     def paint(self, c: Canvas, lang: str) -> None:
+        if self.missed:
+            c.header(tr(lang, "missed", seat=self.seat))
+            c.text(card_short(self.card), (0, HEADER_H + 1, WIDTH, 38), largest=24)
+            c.text(card_long(lang, self.card) + "?", (0, 39, WIDTH, 51), largest=12)
+            c.text(tr(lang, "missed_keys"), (0, 52, WIDTH, HEIGHT), largest=11)
+            return
         c.header(tr(lang, "confirm"))
         c.text(f"{self.seat}: {card_short(self.card)}", (0, HEADER_H + 1, WIDTH, 38), largest=24)
         c.text(card_long(lang, self.card) + "?", (0, 39, WIDTH, 51), largest=12)
@@ -191,10 +201,11 @@ class MenuScreen(Screen):
     value: str
     step: str = ""  # e.g. "2/3"
     header_key: str = "contract"  # i18n key of the header (deal_card: the deal's face-up card)
+    seat: str = ""  # the seat a label names (which card a missed play was)
 
     def paint(self, c: Canvas, lang: str) -> None:
         c.header(tr(lang, self.header_key), self.step)
-        c.text(tr(lang, self.label_key), (0, HEADER_H + 1, WIDTH, HEADER_H + 14), largest=12)
+        c.text(tr(lang, self.label_key, seat=self.seat), (0, HEADER_H + 1, WIDTH, HEADER_H + 14), largest=12)
         c.text("◀", (0, 29, 14, 51), largest=16)
         c.text("▶", (WIDTH - 14, 29, WIDTH, 51), largest=16)
         c.text(self.value, (15, 28, WIDTH - 15, 52), largest=24)

@@ -37,13 +37,12 @@ from typing import Any, TextIO
 
 from referee.errors import RefereeError
 from referee.rules import Referee, get_game
+from referee.vision.arbiter import PlayArbiter
 from referee.vision.detections import Image
 from referee.vision.live import LiveVision
 
 Event = dict[str, Any]
 TRUMP_GAMES = frozenset({"briscola-2", "briscola-4"})
-#: whole tricks in a row the camera must have seen before it calls out_of_turn without asking
-TRUSTED_AFTER = 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -131,7 +130,8 @@ def _emit(lines: Sequence[Mapping[str, Any]]) -> None:
 
 
 class WatchLoop:
-    """Camera plays + operator events -> the referee, with confirmation of unsure plays."""
+    """Camera plays + operator events -> the referee; the decisions (confirmations, missed
+    plays, quiet after the deal) are :class:`~referee.vision.arbiter.PlayArbiter`'s."""
 
     def __init__(
         self, live: LiveVision, referee: Referee, game: str, seats: Sequence[str], confirm_below: float = 0.8
@@ -140,22 +140,16 @@ class WatchLoop:
         self.referee = referee
         self.game = game
         self.seats = list(seats)
-        self.confirm_below = confirm_below
-        self.queue: list[Event] = []  # camera plays not yet applied, in order
-        self.asked = False  # the queue's head is waiting for the operator
+        self.arbiter = PlayArbiter(live.tracker, lambda: self.referee, self._apply, confirm_below)
         self.trump_votes: Counter[str] = Counter()
         self.dealt = False
         self.camera_ok = True
         self.last_text = ""
         self.status_text = ""
-        self.t = 0.0
-        self.last_play_t = 0.0  # when the referee last got a play (or the deal)
-        self.trick_start_t = 0.0  # when the referee's current trick began (deal or last trick)
-        #: tricks in a row the camera saw whole (no missed card named by the operator): only a
-        #: camera with such a record is trusted to call an out-of-turn play without asking
-        self.clean_tricks = 0
-        self._named_missed = False
-        self.asked_gathered = -1  # the trick whose short gathering was already asked about
+
+    @property
+    def t(self) -> float:
+        return self.arbiter.t
 
     def camera(self, ok: bool, detail: str, operator: Sequence[Event]) -> list[Event]:
         out: list[Event] = []
@@ -168,75 +162,28 @@ class WatchLoop:
         return out
 
     def step(self, image: Image, t: float, operator: Sequence[Event]) -> list[Event]:
-        self.t = t
+        self.arbiter.t = t
         out: list[Event] = []
         for event in operator:
             out += self._operator(event)
         plays = self.live.update(image, t)
-        if self.dealt and self._deal_over():
+        if self.dealt and self.arbiter.deal_over():
             # Between deals nothing on the table is a play: wait quietly for the next deal.
-            self.queue.clear()
-            self.asked = False
+            self.arbiter.clear()
             if self.game in TRUMP_GAMES:
                 self.dealt, self.trump_votes = False, Counter()
             return out
         if not self.dealt:
             out += self._auto_deal()
             return out  # nothing on the table is a play before the deal
-        for play in plays:
-            self.queue.append(play)
-        out += self._drain()
-        if not self.queue:
-            out += self._gathered_short()
+        return out + self._asked(self.arbiter.camera(plays, t))
+
+    def _asked(self, out: list[Event]) -> list[Event]:
+        """The arbiter's calls; a question it asks is the video's caption."""
+        for call in out:
+            if call.get("call") == "confirm":
+                self.last_text = f"CONFIRM? {call['seat']} {call['card'] or '(missed?)'}"
         return out
-
-    def _deal_over(self) -> bool:
-        deal = self.referee.deal
-        return deal is not None and deal.phase == "over"
-
-    def _missed_question(self, head: Mapping[str, Any]) -> Event | None:
-        """A play from a seat not on turn: when the camera may have missed the turn seat's card
-        (a still card it could not read, the trick already gathered, or a card lying where that
-        seat's card would be) ask about that seat instead of calling out_of_turn (which loses a
-        tournament deal); seen clearly with nothing missed, it is out of turn."""
-        turn = self.referee.turn
-        deal = self.referee.deal
-        if turn is None or deal is None or head.get("checked"):
-            return None
-        tracker = self.live.tracker
-        trick = deal.trick
-        # The referee's trick was gathered short: even the seat on turn's new card belongs to
-        # the next trick, and that seat's card of this one was missed.
-        gathered = trick is not None and bool(trick.plays) and not tracker.trick_on_table(
-            [card.code for _, card in trick.plays])
-        if head.get("seat") == turn and not gathered:
-            return None
-        evidence = tracker.missed_since(self.trick_start_t)
-        trusted = self.clean_tricks >= TRUSTED_AFTER
-        if trusted and evidence is None and not gathered and tracker.spot_clear(turn, self.t):
-            return None
-        guess = tracker.best_guess(evidence) if evidence is not None else None
-        return {"event": "play", "seat": turn, "card": guess, "uncertain": True, "missed": True,
-                "confidence": 0.0, "alternatives": [], "track": evidence.id if evidence is not None else None}
-
-    def _gathered_short(self) -> list[Event]:
-        """The trick's cards were gathered with fewer cards than seats: ask about the seat on turn."""
-        deal = self.referee.deal
-        turn = self.referee.turn
-        if deal is None or turn is None or deal.trick is None or not deal.trick.plays or self.asked:
-            return []
-        number = deal.trick_number
-        tracker = self.live.tracker
-        quiet = self.t - self.last_play_t > tracker.config.long_gone_s
-        if number == self.asked_gathered or not quiet or tracker.trick_on_table([c.code for _, c in deal.trick.plays]):
-            return []
-        self.asked_gathered = number
-        evidence = tracker.missed_since(self.trick_start_t)
-        guess = tracker.best_guess(evidence) if evidence is not None else None
-        self.queue.append({"event": "play", "seat": turn, "card": guess, "uncertain": True, "missed": True,
-                           "confidence": 0.0, "alternatives": [],
-                           "track": evidence.id if evidence is not None else None})
-        return self._drain()
 
     # -- operator ------------------------------------------------------------------------
     def _operator(self, event: Event) -> list[Event]:
@@ -245,59 +192,12 @@ class WatchLoop:
         if event["event"] == "error":  # a line the feed could not read
             return [{"call": "error", "detail": event.get("detail", "")}]
         if event["event"] == "confirm":
-            return self._confirm(event)
+            return self._asked(self.arbiter.answer(event))
         if event["event"] == "deal":
             self.live.tracker.reset()
-            self.queue.clear()
-            self.asked = False
+            self.arbiter.clear()
             self.dealt = True
         return self._apply(event)
-
-    def _confirm(self, event: Event) -> list[Event]:
-        if not self.queue:
-            return [{"call": "error", "detail": "confirm: no play is waiting for confirmation"}]
-        head = self.queue.pop(0)
-        self.asked = False
-        out: list[Event] = []
-        if head.get("missed") and not event.get("accept", True) and self.queue:
-            self.queue[0]["checked"] = True  # the seat on turn did not play: the next play stands
-        if event.get("accept", True):
-            card = event.get("card", head["card"])
-            seat = str(event.get("seat", head["seat"]))
-            if card is None:
-                self.queue.insert(0, head)
-                self.asked = True
-                return [{"call": "error", "detail": f"confirm: name the card {seat} played (\"card\": ...)"}]
-            track = head.get("track")
-            self.live.tracker.settle(int(track) if track is not None else None, str(card), seat)
-            if head.get("missed"):
-                self._named_missed = True  # the camera missed a card: not trusted for a while
-            out += self._apply({"event": "play", "seat": seat, "card": str(card), "confirmed": True})
-        return out + self._drain()
-
-    # -- camera plays ----------------------------------------------------------------------
-    def _drain(self) -> list[Event]:
-        out: list[Event] = []
-        while self.queue and not self.asked:
-            head = self.queue[0]
-            missed = None if head.get("missed") else self._missed_question(head)
-            if missed is not None:
-                self.queue.insert(0, missed)
-                head = missed
-            if head.get("uncertain") or float(head.get("confidence", 1.0)) < self.confirm_below:
-                self.asked = True
-                call = {"call": "confirm", "seat": head["seat"], "card": head["card"],
-                        "confidence": head.get("confidence"), "alternatives": head.get("alternatives", []),
-                        "t": round(self.t, 2)}
-                if head.get("missed"):
-                    call["missed"] = True  # "did this seat play?": the camera saw no clear card
-                out.append(call)
-                self.last_text = f"CONFIRM? {head['seat']} {head['card'] or '(missed?)'}"
-                break
-            self.queue.pop(0)
-            out += self._apply({"event": "play", "seat": head["seat"], "card": head["card"],
-                                "confidence": head.get("confidence")})
-        return out
 
     def _auto_deal(self) -> list[Event]:
         if self.game not in TRUMP_GAMES:
@@ -322,16 +222,10 @@ class WatchLoop:
             calls = [c.to_dict() for c in self.referee.apply(event)]
         except RefereeError as exc:
             return [{"call": "error", "detail": str(exc), "t": round(self.t, 2)}]
-        if event.get("event") in ("deal", "play"):
-            self.last_play_t = self.t
         if event.get("event") == "deal":
             self.status_text = ""
         out = [{**c, "t": round(self.t, 2)} for c in calls]
-        if event.get("event") == "deal" or any(c.get("call") == "trick" for c in out):
-            self.trick_start_t = self.t
-            whole = event.get("event") != "deal" and not self._named_missed
-            self.clean_tricks = self.clean_tricks + 1 if whole else 0
-            self._named_missed = False
+        self.arbiter.note(event, out)
         for call in out:
             self.last_text = _call_text(call) or self.last_text
         return out

@@ -1,0 +1,189 @@
+"""Which camera plays reach the referee, and which become questions for the operator.
+
+Shared by ``referee watch``/``referee demo`` (:class:`referee.vision.watch.WatchLoop`) and the
+box (``referee run``, :class:`referee.box.app.Box`), so the live decisions are written once:
+
+* camera plays queue in order; an unsure one (``uncertain`` or confidence below
+  ``confirm_below``) becomes a ``{"call": "confirm", ...}`` request and the plays after it wait;
+* a play from a seat not on turn first asks whether the seat on turn played (the camera may
+  have missed its card): ``{"call": "confirm", "seat": turn, "card": guess-or-None, "missed":
+  true}``.  Only a camera that saw :data:`TRUSTED_AFTER` whole tricks in a row, with no
+  evidence of a missed card and the turn seat's spot clear, calls out_of_turn without asking
+  (out of turn forfeits a tournament briscola-4 deal);
+* a trick gathered with fewer cards than seats asks about the seat on turn;
+* after the deal is over nothing on the table is a play.
+
+Operator answers: ``{"event": "confirm"}`` (yes), ``{"event": "confirm", "card": C}`` (it was
+C), ``{"event": "confirm", "accept": false}`` (no play; after a missed question the next play
+stands, out of turn or not).
+
+The arbiter applies plays through ``apply`` (the caller's: the watch loop's referee, the box's
+record) and must be told of every applied event with :meth:`PlayArbiter.note`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from referee.rules import Referee
+
+Event = dict[str, Any]
+#: whole tricks in a row the camera must have seen before it calls out_of_turn without asking
+TRUSTED_AFTER = 2
+
+
+class PlayArbiter:
+    """Camera plays + operator answers in; applied plays' calls and confirm requests out.
+
+    ``tracker``: the play tracker's questions (``missed_since``, ``best_guess``,
+    ``trick_on_table``, ``spot_clear``, ``settle``, ``config.long_gone_s``).
+    ``apply(event) -> calls``: sends a play to the referee, returns its calls as dicts.
+    """
+
+    def __init__(
+        self,
+        tracker: Any,
+        referee_of: Callable[[], Referee],
+        apply: Callable[[Event], list[Event]],
+        confirm_below: float = 0.8,
+    ) -> None:
+        self.tracker = tracker
+        self.referee_of = referee_of
+        self.apply = apply
+        self.confirm_below = confirm_below
+        self.queue: list[Event] = []  # camera plays not yet applied, in order
+        self.asked = False  # the queue's head is waiting for the operator
+        self.t = 0.0
+        self.last_play_t = 0.0  # when the referee last got a play (or the deal)
+        self.trick_start_t = 0.0  # when the referee's current trick began (deal or last trick)
+        #: tricks in a row the camera saw whole (no missed card named by the operator): only a
+        #: camera with such a record is trusted to call an out-of-turn play without asking
+        self.clean_tricks = 0
+        self._named_missed = False
+        self.asked_gathered = -1  # the trick whose short gathering was already asked about
+
+    @property
+    def question(self) -> Event | None:
+        """The play waiting for the operator's answer, if any."""
+        return self.queue[0] if self.asked and self.queue else None
+
+    def clear(self) -> None:
+        """Forget queued plays and the open question (a new deal, the deal is over)."""
+        self.queue.clear()
+        self.asked = False
+
+    def deal_over(self) -> bool:
+        deal = self.referee_of().deal
+        return deal is not None and deal.phase == "over"
+
+    def camera(self, plays: Sequence[Event], t: float) -> list[Event]:
+        """The camera's new plays at frame time ``t`` (none: still checks a short gathering)."""
+        self.t = t
+        if self.deal_over():  # between deals nothing on the table is a play
+            self.clear()
+            return []
+        self.queue.extend(dict(p) for p in plays)
+        out = self._drain()
+        if not self.queue:
+            out += self._gathered_short()
+        return out
+
+    def note(self, event: Mapping[str, Any], calls: Sequence[Mapping[str, Any]]) -> None:
+        """An event the referee accepted (from here or from the operator), with its calls."""
+        if event.get("event") in ("deal", "play"):
+            self.last_play_t = self.t
+        if event.get("event") == "deal" or any(c.get("call") == "trick" for c in calls):
+            self.trick_start_t = self.t
+            whole = event.get("event") != "deal" and not self._named_missed
+            self.clean_tricks = self.clean_tricks + 1 if whole else 0
+            self._named_missed = False
+
+    # -- operator ------------------------------------------------------------------------
+    def answer(self, event: Mapping[str, Any]) -> list[Event]:
+        """The operator's answer (a ``confirm`` event) to the open question."""
+        if not self.queue:
+            return [{"call": "error", "detail": "confirm: no play is waiting for confirmation"}]
+        head = self.queue.pop(0)
+        self.asked = False
+        out: list[Event] = []
+        if head.get("missed") and not event.get("accept", True) and self.queue:
+            self.queue[0]["checked"] = True  # the seat on turn did not play: the next play stands
+        if event.get("accept", True):
+            card = event.get("card", head["card"])
+            seat = str(event.get("seat", head["seat"]))
+            if card is None:
+                self.queue.insert(0, head)
+                self.asked = True
+                return [{"call": "error", "detail": f"confirm: name the card {seat} played (\"card\": ...)"}]
+            track = head.get("track")
+            self.tracker.settle(int(track) if track is not None else None, str(card), seat)
+            if head.get("missed"):
+                self._named_missed = True  # the camera missed a card: not trusted for a while
+            out += self.apply({"event": "play", "seat": seat, "card": str(card), "confirmed": True})
+        return out + self._drain()
+
+    # -- camera plays ----------------------------------------------------------------------
+    def _drain(self) -> list[Event]:
+        out: list[Event] = []
+        while self.queue and not self.asked:
+            head = self.queue[0]
+            missed = None if head.get("missed") else self._missed_question(head)
+            if missed is not None:
+                self.queue.insert(0, missed)
+                head = missed
+            if head.get("uncertain") or float(head.get("confidence", 1.0)) < self.confirm_below:
+                self.asked = True
+                call = {"call": "confirm", "seat": head["seat"], "card": head["card"],
+                        "confidence": head.get("confidence"), "alternatives": head.get("alternatives", []),
+                        "t": round(self.t, 2)}
+                if head.get("missed"):
+                    call["missed"] = True  # "did this seat play?": the camera saw no clear card
+                out.append(call)
+                break
+            self.queue.pop(0)
+            out += self.apply({"event": "play", "seat": head["seat"], "card": head["card"],
+                               "confidence": head.get("confidence")})
+        return out
+
+    def _missed_question(self, head: Mapping[str, Any]) -> Event | None:
+        """A play from a seat not on turn: when the camera may have missed the turn seat's card
+        (a still card it could not read, the trick already gathered, or a card lying where that
+        seat's card would be) ask about that seat instead of calling out_of_turn (which loses a
+        tournament deal); seen clearly with nothing missed, it is out of turn."""
+        referee = self.referee_of()
+        turn, deal = referee.turn, referee.deal
+        if turn is None or deal is None or head.get("checked"):
+            return None
+        trick = deal.trick
+        # The referee's trick was gathered short: even the seat on turn's new card belongs to
+        # the next trick, and that seat's card of this one was missed.
+        gathered = trick is not None and bool(trick.plays) and not self.tracker.trick_on_table(
+            [card.code for _, card in trick.plays])
+        if head.get("seat") == turn and not gathered:
+            return None
+        evidence = self.tracker.missed_since(self.trick_start_t)
+        trusted = self.clean_tricks >= TRUSTED_AFTER
+        if trusted and evidence is None and not gathered and self.tracker.spot_clear(turn, self.t):
+            return None
+        return self._question_about(turn, evidence)
+
+    def _gathered_short(self) -> list[Event]:
+        """The trick's cards were gathered with fewer cards than seats: ask about the seat on turn."""
+        referee = self.referee_of()
+        deal, turn = referee.deal, referee.turn
+        if deal is None or turn is None or deal.trick is None or not deal.trick.plays or self.asked:
+            return []
+        number = deal.trick_number
+        quiet = self.t - self.last_play_t > self.tracker.config.long_gone_s
+        if number == self.asked_gathered or not quiet or self.tracker.trick_on_table(
+                [c.code for _, c in deal.trick.plays]):
+            return []
+        self.asked_gathered = number
+        self.queue.append(self._question_about(turn, self.tracker.missed_since(self.trick_start_t)))
+        return self._drain()
+
+    def _question_about(self, seat: str, evidence: Any) -> Event:
+        guess = self.tracker.best_guess(evidence) if evidence is not None else None
+        return {"event": "play", "seat": seat, "card": guess, "uncertain": True, "missed": True,
+                "confidence": 0.0, "alternatives": [], "track": evidence.id if evidence is not None else None}

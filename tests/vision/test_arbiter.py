@@ -1,0 +1,116 @@
+"""PlayArbiter on its own: the decisions the watch loop and the box share."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from referee.rules import Referee
+from referee.vision.arbiter import TRUSTED_AFTER, PlayArbiter
+from referee.vision.tracker import TrackerConfig
+
+SEATS = ["N", "W", "S", "E"]
+DEAL = {"event": "deal", "game": "briscola-4", "seats": SEATS, "trump_card": "denari_1"}
+
+
+class Track:
+    def __init__(self, id: int, guess: str) -> None:
+        self.id, self.guess = id, guess
+
+
+class StubTracker:
+    def __init__(self) -> None:
+        self.config = TrackerConfig()
+        self.missed: Track | None = None
+        self.on_table = True
+        self.settled: list[tuple[int | None, str, str]] = []
+
+    def missed_since(self, t: float) -> Track | None:
+        return self.missed
+
+    def trick_on_table(self, cards: Any) -> bool:
+        return self.on_table
+
+    def spot_clear(self, seat: str, t: float) -> bool:
+        return True
+
+    def best_guess(self, track: Track) -> str | None:
+        return track.guess
+
+    def settle(self, track_id: int | None, card: str, seat: str) -> None:
+        self.settled.append((track_id, card, seat))
+
+
+def setup() -> tuple[PlayArbiter, Referee, StubTracker]:
+    ref, tracker = Referee(), StubTracker()
+
+    def apply(event: dict[str, Any]) -> list[dict[str, Any]]:
+        calls = [c.to_dict() for c in ref.apply(event)]
+        arbiter.note(event, calls)
+        return calls
+
+    arbiter = PlayArbiter(tracker, lambda: ref, apply)
+    apply(dict(DEAL))
+    return arbiter, ref, tracker
+
+
+def play(seat: str, card: str) -> dict[str, Any]:
+    return {"event": "play", "seat": seat, "card": card, "confidence": 0.97}
+
+
+def test_out_of_turn_is_asked_about_until_whole_tricks_were_seen() -> None:
+    arbiter, ref, _ = setup()
+    out = arbiter.camera([play("W", "spade_1")], 1.0)
+    assert [c["call"] for c in out] == ["confirm"] and out[0]["missed"] and out[0]["seat"] == "N"
+    assert out[0]["card"] is None and arbiter.question is not None
+    assert arbiter.answer({"event": "confirm"})[0]["call"] == "error"  # no card named: still asked
+    out = arbiter.answer({"event": "confirm", "accept": False})
+    assert any(c.get("rule") == "out_of_turn" for c in out)
+    assert ref.deal is not None and arbiter.question is None
+
+
+def test_a_trusted_camera_calls_out_of_turn_without_asking() -> None:
+    arbiter, _, _ = setup()
+    cards = iter(["coppe_1", "coppe_2", "coppe_3", "coppe_4", "spade_1", "spade_2", "spade_3", "spade_4"])
+    t = 1.0
+    while arbiter.clean_tricks < TRUSTED_AFTER:
+        turn = arbiter.referee_of().turn
+        assert turn is not None
+        t += 1
+        assert all(c["call"] != "confirm" for c in arbiter.camera([play(turn, next(cards))], t))
+    turn = arbiter.referee_of().turn
+    wrong = next(s for s in SEATS if s != turn)
+    out = arbiter.camera([play(wrong, "bastoni_5")], t + 1)
+    assert any(c.get("rule") == "out_of_turn" for c in out) and not any(c["call"] == "confirm" for c in out)
+
+
+def test_a_guess_confirmed_settles_the_track_and_the_queued_play_follows() -> None:
+    arbiter, ref, tracker = setup()
+    tracker.missed = Track(4, "coppe_7")
+    out = arbiter.camera([play("W", "spade_1")], 1.0)
+    assert out[-1]["card"] == "coppe_7"
+    arbiter.answer({"event": "confirm"})
+    assert tracker.settled == [(4, "coppe_7", "N")]
+    assert ref.deal is not None and ref.deal.trick is not None
+    assert [s for s, _ in ref.deal.trick.plays] == ["N", "W"]
+    assert arbiter.clean_tricks == 0
+
+
+def test_a_trick_gathered_short_asks_about_the_seat_on_turn_once() -> None:
+    arbiter, _, tracker = setup()
+    arbiter.camera([play("N", "coppe_3")], 1.0)
+    tracker.on_table = False
+    later = 1.0 + tracker.config.long_gone_s + 1
+    out = arbiter.camera([], later)
+    assert [(c["call"], c["seat"], c.get("missed")) for c in out] == [("confirm", "W", True)]
+    arbiter.answer({"event": "confirm", "accept": False})
+    assert arbiter.camera([], later + 1) == []  # asked once per trick
+
+
+def test_nothing_is_a_play_after_the_deal_is_over() -> None:
+    arbiter, ref, _ = setup()
+    arbiter.queue.append(play("N", "coppe_3"))
+    arbiter.asked = True
+    assert ref.deal is not None
+    ref.deal.phase = "over"  # type: ignore[misc]
+    assert arbiter.camera([play("N", "coppe_4")], 2.0) == []
+    assert arbiter.queue == [] and arbiter.question is None
