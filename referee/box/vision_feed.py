@@ -70,6 +70,15 @@ class VisionFeed:
         #: after a live resume: cards of the current trick already recorded, still on the table
         self.adopt: set[str] = set()
 
+    def attach_to(self, box: Any) -> None:
+        """Let ``box`` decide this feed's plays as ``referee watch`` does (``Box.attach_vision``:
+        questions about missed plays instead of out_of_turn forfeits, quiet after the deal).
+        A simulation's own plays (its truth) then no longer ride along, as in ``referee watch``:
+        the camera's plays are the plays, and the tracker would otherwise see each card as
+        already played."""
+        self.timed = [(t, e) for t, e in self.timed if e.get("event") != "play"]
+        box.attach_vision(self.tracker)
+
     def skip_to(self, pos: int | None) -> None:
         """Frames up to ``pos`` are already refereed: rebuild the tracker on them, emit nothing.
 

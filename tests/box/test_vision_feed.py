@@ -15,6 +15,7 @@ from referee.box.screens import ConfirmScreen
 from referee.box.state import MatchStore
 from referee.box.vision_feed import LiveRules, VisionFeed, is_live, source_spec
 from referee.vision.sources import EndOfSource
+from referee.vision.tracker import TrackerConfig
 
 
 @dataclass
@@ -183,3 +184,35 @@ def test_a_live_camera_adopts_the_recorded_trick_on_resume() -> None:
     assert tracker.seen == []
     events = [i.event for _ in range(5) for i in feed.poll(0.05) if i.event]
     assert events == [PLAY6]  # both cards already recorded were adopted, the new one is a play
+
+
+class ArbitratedTracker(FakeTracker):
+    """Also answers the arbiter's questions: nothing missed, the trick still on the table."""
+
+    config = TrackerConfig()
+
+    def missed_since(self, t: float) -> None:
+        return None
+
+    def trick_on_table(self, cards: Any) -> bool:
+        return True
+
+    def spot_clear(self, seat: str, t: float) -> bool:
+        return True
+
+
+def test_attached_to_a_box_the_camera_plays_are_the_plays(cfg: BoxConfig, clock: FakeClock) -> None:
+    truth_play = {"event": "play", "seat": "N", "card": "spade_3"}
+    tracker = ArbitratedTracker({3: PLAY3, 6: PLAY6})
+    feed = VisionFeed(FakeSource(8), FakeVision(tracker), [(0.1, DEAL), (0.25, truth_play)])
+    box = Box(replace(cfg, game=replace(cfg.game, name="briscola-2", seats=("N", "S"), teams=(("N",), ("S",)))),
+              MatchStore.open(cfg.state_dir), RecordingSignals(), NullDisplay(), clock=clock)
+    box.start()
+    feed.attach_to(box)
+    assert box.arbiter is not None and box.arbiter.tracker is tracker
+    for item in drain(feed):
+        if item.event is not None:
+            box.handle(item.event, item.pos)
+    events = box.store.events(1)
+    assert [(e["seat"], e["card"]) for e in events if e["event"] == "play"] == [("N", "spade_3"), ("S", "spade_1")]
+    assert not any(c["call"] == "error" for c in box.store.calls(1))
