@@ -171,7 +171,11 @@ def _open_feed(cfg: BoxConfig, args: argparse.Namespace, box: Box) -> Feed:
             sim_events = [json.loads(line) for line in lines if line.strip()]
         except (OSError, ValueError) as exc:
             raise CameraError(f"{args.sim_events}: cannot read the simulation's events: {exc}") from exc
-    return open_vision_feed(cfg, LiveRules(lambda: box.referee), sim_events)
+    feed = open_vision_feed(cfg, LiveRules(lambda: box.referee), sim_events)
+    # The box asks the same questions as `referee watch` (missed plays, out of turn only once
+    # the camera has earned trust): one PlayArbiter decides for both.
+    feed.attach_to(box)
+    return feed
 
 
 def _hardware(cfg: BoxConfig, args: argparse.Namespace, gestures: queue.Queue[tuple[str, str]]) -> tuple[Any, ScreenSink, Any]:
