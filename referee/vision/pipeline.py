@@ -24,7 +24,8 @@ import numpy as np
 
 from referee.cards import BACK
 from referee.vision.detections import BoolArray, Detections, FloatArray, Image
-from referee.vision.finder import CardFinder, FinderConfig
+from referee.vision.finder import CardFinder, FinderConfig, _portrait_order, rectify
+from referee.vision.stock_card import stock_card_quads
 
 
 class PredictionLike(Protocol):
@@ -63,6 +64,8 @@ class FramePipeline:
     cache: ReadCache | None = None
     #: ``min_confidence`` for a single photo (:meth:`process_still`)
     still_min_confidence: float = 0.4
+    #: ``min_confidence`` for the briscola under the stock (its hypotheses are blind guesses)
+    stock_min_confidence: float = 0.6
 
     @classmethod
     def create(
@@ -78,7 +81,30 @@ class FramePipeline:
             zones = [self.layout.zone_of(tuple(c)) for c in dets.centers]
             keep = np.array([z != "outside" for z in zones]) & ~self._on_markers(dets)
             dets = dets[keep]
-        return identify(dets, self.classifier, self.min_confidence, self.cache)
+        stock = self._stock_card(image)
+        first_stock = int(dets.group.max()) + 1 if len(dets) else 0
+        found = identify(_with_stock_card(dets, stock), self.classifier, self.min_confidence, self.cache)
+        if not len(stock):
+            return found
+        # a crop half over the stock's back can read as some card: only a sure read counts
+        return found[(found.group < first_stock) | (found.confidence >= self.stock_min_confidence)]
+
+    def _stock_card(self, image: Image) -> Detections:
+        """Hypotheses of the briscola under the stock (``stock_card.py``): the finder sees
+        stock and briscola as one blob; none when the layout has no stock zone."""
+        polygons = getattr(self.layout, "image_polygons", None)
+        zone = None if polygons is None else polygons().get("stock")
+        if zone is None or len(zone) < 3:
+            return Detections.empty()
+        cfg = self.finder.config
+        quads = stock_card_quads(image, np.asarray(zone, np.float32), cfg)
+        if not len(quads):
+            return Detections.empty()
+        ordered = np.stack([_portrait_order(q) for q in quads])
+        # one group: alternatives for one card, the classifier's most confident read wins
+        return Detections(
+            quad=ordered, crops=[rectify(image, q, cfg.crop_size) for q in ordered], group=np.zeros(len(quads), np.int32)
+        )
 
     def process_still(self, image: Image, sure: float = 0.8) -> Detections:
         """One photo with no history (``referee detect``): the card size is unknown, so
@@ -195,6 +221,20 @@ def identify(
     keep = (dets.card != BACK) & (dets.confidence >= min_confidence)
     dets = dets[keep]
     return _dedupe(_best_per_group(dets))
+
+
+def _with_stock_card(dets: Detections, stock: Detections) -> Detections:
+    """The finder's hypotheses and the stock's, the stock's in a group of their own."""
+    if not len(stock):
+        return dets
+    if not len(dets):
+        return stock
+    first = int(dets.group.max()) + 1
+    return Detections(
+        quad=np.concatenate([dets.quad, stock.quad]),
+        crops=[*dets.crops, *stock.crops],
+        group=np.concatenate([dets.group, stock.group + first]),
+    )
 
 
 def _portrait_box(shape: tuple[int, ...], frac: float) -> FloatArray:
