@@ -59,6 +59,10 @@ class TrackerConfig:
     still_frac: float = 0.15
     #: vote share (mean probability of the winner) needed for a confident play
     accept_share: float = 0.75
+    #: a winner between ``accept_share`` and this is played only after ``max_wait_s`` of reads:
+    #: a quad fitted a little off reads as a neighbouring rank (bastoni_7 as bastoni_5 at ~0.82)
+    #: frame after frame, and only the next, better fits show the true card
+    sure_share: float = 0.9
     #: below this share even after waiting, the "card" is ignored (a hypothesis, a shadow)
     min_share: float = 0.2
     #: how long a still card may be read before an unsure vote becomes a confirm request
@@ -408,7 +412,8 @@ class PlayTracker:
         if self._repeat_of_a_played_card(track, best):
             return None
         waited = force or t - track.still_since >= cfg.max_wait_s
-        if plausible and plausible[0][0] == best and share >= cfg.accept_share:
+        sure = share >= cfg.sure_share or (waited and share >= cfg.accept_share)
+        if plausible and plausible[0][0] == best and sure:
             return self._play(track, best, share, uncertain=False, t=t, alternatives=ranked[1:3])
         if not waited:
             return None  # keep reading: more frames usually settle it
