@@ -97,7 +97,7 @@ class FramePipeline:
         if zone is None or len(zone) < 3:
             return Detections.empty()
         cfg = self.finder.config
-        quads = stock_card_quads(image, np.asarray(zone, np.float32), cfg)
+        quads = stock_card_quads(image, np.asarray(zone, np.float32), cfg, self.finder.card_size)
         if not len(quads):
             return Detections.empty()
         ordered = np.stack([_portrait_order(q) for q in quads])

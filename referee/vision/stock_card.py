@@ -26,8 +26,14 @@ CARD_ASPECT = 1.7
 MIN_WHITE = 0.85
 
 
-def stock_card_quads(image: Image, stock_zone: FloatArray, cfg: FinderConfig) -> FloatArray:
-    """(N, 4, 2) image-px quads of a card sticking out of the stock's blob (N = 0..8)."""
+def stock_card_quads(
+    image: Image, stock_zone: FloatArray, cfg: FinderConfig, card_size: tuple[float, float] | None = None
+) -> FloatArray:
+    """(N, 4, 2) image-px quads of a card sticking out of the stock's blob (N = 0..8).
+
+    ``card_size`` (short, long) in image px, when known (``CardFinder.card_size``), sizes the
+    quads: a sure read of one is fed back into that size by the live loop, so it must not drift
+    it.  Unknown, the card is as long as the blob is across and as wide as the white at its end."""
     roi, origin = _roi(image, stock_zone)
     if roi is None:
         return np.zeros((0, 4, 2), np.float32)
@@ -39,7 +45,8 @@ def stock_card_quads(image: Image, stock_zone: FloatArray, cfg: FinderConfig) ->
     if found is None:
         return np.zeros((0, 4, 2), np.float32)
     rect, blob = found
-    quads = [q for q in _end_quads(rect, blob) if _white_fraction(mask, q) >= MIN_WHITE]
+    size = None if card_size is None else (card_size[0] * scale, card_size[1] * scale)
+    quads = [q for q in _end_quads(rect, blob, size) if _white_fraction(mask, q) >= MIN_WHITE]
     if not quads:
         return np.zeros((0, 4, 2), np.float32)
     out: FloatArray = (np.stack(quads) / scale + origin).astype(np.float32)
@@ -99,7 +106,7 @@ def _stock_blob(mask: Mask, zone: FloatArray) -> tuple[FloatArray, Mask] | None:
     return rect, opened
 
 
-def _end_quads(rect: FloatArray, mask: Mask) -> list[FloatArray]:
+def _end_quads(rect: FloatArray, mask: Mask, size: tuple[float, float] | None) -> list[FloatArray]:
     """A card flush with each end of the rectangle, its long side along it and as long as the
     rectangle is across; across, it sits on the white at that end (the briscola need not be
     centred on the stock)."""
@@ -110,18 +117,19 @@ def _end_quads(rect: FloatArray, mask: Mask) -> list[FloatArray]:
     for a, b in ((rect[1] - rect[0], rect[2] - rect[1]), (rect[2] - rect[1], rect[1] - rect[0])):
         along, across = float(np.linalg.norm(a)), float(np.linalg.norm(b))
         ua, ub = a / along, b / across
-        long_ = across  # the stock's long side: the card's length
+        long_ = across if size is None else size[1]  # unknown: the stock's long side
         if long_ > along:  # the card would be longer than the blob along that axis
             continue
         pu, pv = pts @ ua, pts @ ub
         inside = (np.abs(pu) <= along / 2) & (np.abs(pv) <= across / 2)
         for sign in (1.0, -1.0):
             end = inside & (sign * pu >= along / 2 - 0.25 * long_)  # the outer quarter card
-            fits = [(long_ / CARD_ASPECT, 0.0)]  # centred on the stock
+            width = long_ / CARD_ASPECT if size is None else size[0]
+            fits = [(width, 0.0)]  # centred on the stock
             if np.count_nonzero(end) > 10:
                 lo, hi = np.percentile(pv[end], [2, 98])
                 if 0.45 * long_ <= hi - lo <= 0.75 * long_:
-                    fits.append((float(hi - lo), float(lo + hi) / 2))
+                    fits.append((float(hi - lo) if size is None else width, float(lo + hi) / 2))
             for short, mid in fits:
                 c = centre + sign * ua * (along - long_) / 2 + ub * mid
                 half_u, half_v = ua * long_ / 2, ub * short / 2
