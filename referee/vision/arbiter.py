@@ -121,6 +121,10 @@ class PlayArbiter:
             if head.get("missed"):
                 self._named_missed = True  # the camera missed a card: not trusted for a while
             out += self.apply({"event": "play", "seat": seat, "card": str(card), "confirmed": True})
+            # The camera's own play of that card may already be queued (it settled in the same
+            # frame as a later card that forced the question): it is the card just named, not a
+            # second play (else the seat "plays" it again, a phantom out of turn).
+            self.queue = [q for q in self.queue if (q.get("seat"), q.get("card")) != (seat, str(card))]
         return out + self._drain()
 
     # -- camera plays ----------------------------------------------------------------------

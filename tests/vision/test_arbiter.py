@@ -114,3 +114,18 @@ def test_nothing_is_a_play_after_the_deal_is_over() -> None:
     ref.deal.phase = "over"  # type: ignore[misc]
     assert arbiter.camera([play("N", "coppe_4")], 2.0) == []
     assert arbiter.queue == [] and arbiter.question is None
+
+
+def test_a_queued_camera_play_of_the_card_the_operator_named_is_not_played_again() -> None:
+    # Briscola-4 seed 3: S's card (forced first, it lay still earlier) and W's coppe_2 were
+    # decided in the same frame with W on turn; the question about W was answered coppe_2,
+    # and W's queued camera play of coppe_2 then went to the referee as a second play (a
+    # phantom, and a refused question about the next seat).
+    arbiter, ref, _ = setup()
+    out = arbiter.camera([play("W", "coppe_2"), play("N", "spade_1")], 1.0)  # N was on turn
+    assert out[-1]["call"] == "confirm" and out[-1]["seat"] == "N" and out[-1]["missed"]
+    out = arbiter.answer({"event": "confirm", "card": "spade_1"})
+    assert not any(c["call"] == "violation" for c in out)
+    assert ref.deal is not None and ref.deal.trick is not None
+    assert [(s, c.code) for s, c in ref.deal.trick.plays] == [("N", "spade_1"), ("W", "coppe_2")]
+    assert arbiter.queue == [] and arbiter.question is None
