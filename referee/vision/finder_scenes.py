@@ -8,6 +8,7 @@ stripes, wood-like noise or felt, optionally under uneven light.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -15,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.vision.detections import Image
+from referee.vision.pipeline import Read
 
 CLOTHS = ("check", "stripes", "wood", "felt")
 
@@ -137,13 +139,6 @@ def random_cards(
     return placed
 
 
-@dataclass(frozen=True)
-class StandInPrediction:
-    card: str
-    confidence: float
-    top: list[tuple[str, float]]
-
-
 class StandInClassifier:
     """A recogniser stand-in for tests without a model (like gpiozero's mock pins).
 
@@ -155,12 +150,12 @@ class StandInClassifier:
         self.input_size = input_size
         self.batches: list[int] = []
 
-    def classify(self, crops: list[Image] | tuple[Image, ...]) -> list[StandInPrediction]:
+    def classify(self, crops: Sequence[Image]) -> list[Read]:
         self.batches.append(len(crops))
         out = []
         for crop in crops:
             if float(crop.mean()) > 170:
-                out.append(StandInPrediction(self.card, 0.97, [(self.card, 0.97), ("coppe_2", 0.02)]))
+                out.append(Read(self.card, 0.97, [(self.card, 0.97), ("coppe_2", 0.02)]))
             else:
-                out.append(StandInPrediction("back", 0.99, [("back", 0.99)]))
+                out.append(Read("back", 0.99, [("back", 0.99)]))
         return out

@@ -37,6 +37,15 @@ class PredictionLike(Protocol):
     def top(self) -> list[tuple[str, float]]: ...
 
 
+@dataclass(frozen=True)
+class Read:
+    """A plain :class:`PredictionLike` (stand-in recognisers, template matching, tests)."""
+
+    card: str
+    confidence: float
+    top: list[tuple[str, float]]
+
+
 class Recogniser(Protocol):
     """What the pipeline needs of ``referee.recognition.CardClassifier`` (fakes in tests)."""
 

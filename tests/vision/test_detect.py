@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 import cv2
@@ -14,35 +13,17 @@ import pytest
 from referee.cli import main
 from referee.vision.detect_cli import detect_file
 from referee.vision.detections import Image
-from referee.vision.finder_scenes import PlacedCard, make_scene
-from referee.vision.pipeline import FramePipeline
+from referee.vision.finder_scenes import PlacedCard, StandInClassifier, make_scene
+from referee.vision.pipeline import FramePipeline, Read
 
 
-@dataclass(frozen=True)
-class FakePrediction:
-    card: str
-    confidence: float
-    top: list[tuple[str, float]]
-
-
-class FakeClassifier:
+class FakeClassifier(StandInClassifier):
     """Bright crops are ``coppe_3``; dark ones (backs, cloth) are ``back``."""
 
-    input_size = (48, 80)
-
-    def __init__(self) -> None:
-        self.batches: list[int] = []
-
-    def classify(self, crops: Sequence[Image]) -> list[FakePrediction]:
-        self.batches.append(len(crops))
-        out = []
+    def classify(self, crops: Sequence[Image]) -> list[Read]:
         for crop in crops:
             assert crop.shape == (80, 48, 3)  # the finder honours the classifier's input size
-            if float(crop.mean()) > 170:
-                out.append(FakePrediction("coppe_3", 0.97, [("coppe_3", 0.97), ("coppe_2", 0.02)]))
-            else:
-                out.append(FakePrediction("back", 0.99, [("back", 0.99)]))
-        return out
+        return super().classify(crops)
 
 
 def _scene() -> tuple[Image, list[np.ndarray]]:

@@ -2,19 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from referee.vision.detections import Detections
-from referee.vision.pipeline import identify
-
-
-@dataclass(frozen=True)
-class _Read:
-    card: str
-    confidence: float
-    top: list[tuple[str, float]]
+from referee.vision.pipeline import Read, identify
 
 
 class _Scripted:
@@ -25,8 +16,8 @@ class _Scripted:
     def __init__(self, reads: list[tuple[str, float]]) -> None:
         self.reads = reads
 
-    def classify(self, crops: object) -> list[_Read]:
-        return [_Read(c, p, [(c, p)]) for c, p in self.reads]
+    def classify(self, crops: object) -> list[Read]:
+        return [Read(c, p, [(c, p)]) for c, p in self.reads]
 
 
 def _box(x: float, y: float, w: float = 60, h: float = 100) -> np.ndarray:

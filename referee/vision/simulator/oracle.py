@@ -9,7 +9,6 @@ trained model is absent or beside the point.  Same interface as
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import cv2
@@ -17,17 +16,11 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.cards import BACK, RECOGNISER_LABELS
+from referee.vision.pipeline import Read
 from referee.vision.simulator.assets import AssetError, back_sprite, face_sprite
 
 #: the feature: a small colour thumbnail, normalised (cheap, and plenty for known prints)
 _FEATURE_SIZE = (16, 28)
-
-
-@dataclass(frozen=True)
-class OraclePrediction:
-    card: str
-    confidence: float
-    top: list[tuple[str, float]]
 
 
 class TemplateClassifier:
@@ -69,7 +62,7 @@ class TemplateClassifier:
         self._templates = np.stack(feats)
         self._labels = np.array(labels)
 
-    def classify(self, crops: Sequence[npt.NDArray[Any]]) -> list[OraclePrediction]:
+    def classify(self, crops: Sequence[npt.NDArray[Any]]) -> list[Read]:
         if not crops:
             return []
         x = np.stack([_feature(c) for c in crops])
@@ -84,7 +77,7 @@ class TemplateClassifier:
         for row in probs:
             order = np.argsort(-row)[:5]
             top = [(self.codes[i], float(row[i])) for i in order]
-            out.append(OraclePrediction(top[0][0], top[0][1], top))
+            out.append(Read(top[0][0], top[0][1], top))
         return out
 
 
