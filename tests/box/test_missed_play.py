@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracker_doubles import StubTracker, Track
+
 from box.helpers import FakeClock, RecordingSignals
 from referee.box.app import Box
 from referee.box.config import BoxConfig
@@ -13,38 +15,8 @@ from referee.box.display import NullDisplay
 from referee.box.screens import ConfirmScreen, MenuScreen, ScoreScreen
 from referee.box.state import MatchStore
 from referee.cards import ITALIAN_40
-from referee.vision.tracker import TrackerConfig
 
 DEAL = {"event": "deal", "game": "briscola-4", "seats": ["N", "W", "S", "E"], "dealer": "E", "trump_card": "bastoni_1"}
-
-
-class Track:
-    def __init__(self, id: int, guess: str) -> None:
-        self.id, self.guess = id, guess
-
-
-class StubTracker:
-    """The play tracker's answers to the arbiter's questions, set by each test."""
-
-    def __init__(self, missed: Track | None = None) -> None:
-        self.config = TrackerConfig()
-        self.missed = missed
-        self.settled: list[tuple[int | None, str, str]] = []
-
-    def missed_since(self, t: float) -> Track | None:
-        return self.missed
-
-    def trick_on_table(self, cards: Any) -> bool:
-        return True
-
-    def spot_clear(self, seat: str, t: float) -> bool:
-        return True
-
-    def best_guess(self, track: Track) -> str | None:
-        return track.guess
-
-    def settle(self, track_id: int | None, card: str, seat: str) -> None:
-        self.settled.append((track_id, card, seat))
 
 
 def camera_box(cfg: BoxConfig, clock: FakeClock, tracker: StubTracker) -> tuple[Box, RecordingSignals, NullDisplay]:

@@ -4,40 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from tracker_doubles import StubTracker, Track
+
 from referee.rules import Referee
 from referee.vision.arbiter import TRUSTED_AFTER, PlayArbiter
-from referee.vision.tracker import TrackerConfig
 
 SEATS = ["N", "W", "S", "E"]
 DEAL = {"event": "deal", "game": "briscola-4", "seats": SEATS, "trump_card": "denari_1"}
-
-
-class Track:
-    def __init__(self, id: int, guess: str) -> None:
-        self.id, self.guess = id, guess
-
-
-class StubTracker:
-    def __init__(self) -> None:
-        self.config = TrackerConfig()
-        self.missed: Track | None = None
-        self.on_table = True
-        self.settled: list[tuple[int | None, str, str]] = []
-
-    def missed_since(self, t: float) -> Track | None:
-        return self.missed
-
-    def trick_on_table(self, cards: Any) -> bool:
-        return self.on_table
-
-    def spot_clear(self, seat: str, t: float) -> bool:
-        return True
-
-    def best_guess(self, track: Track) -> str | None:
-        return track.guess
-
-    def settle(self, track_id: int | None, card: str, seat: str) -> None:
-        self.settled.append((track_id, card, seat))
 
 
 def setup() -> tuple[PlayArbiter, Referee, StubTracker]:
