@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from referee.cards import BACK, RECOGNISER_LABELS
 from referee.recognition import synth
+from referee.recognition.court_swap import CourtSwapper, is_court
 from referee.recognition.faces import (
     FaceSet,
     back_files,
@@ -31,6 +32,8 @@ from referee.recognition.preprocess import INPUT_SIZE
 
 #: Bump when the renderer changes, so stale caches are not reused.
 SYNTH_VERSION = 1
+#: Bump when the court-swap geometry changes (part of the cache key of sets that use it).
+COURT_SWAP_VERSION = 1
 #: Name used as the "set" of the not-a-card samples.
 NEGATIVES = "negatives"
 #: Share of 'back' (face-down / not a card) samples relative to the face samples.
@@ -69,11 +72,17 @@ class Task:
 class _Renderer:
     """Per-process holder of the prepared art (loaded once per worker)."""
 
-    def __init__(self, family: str, set_names: Sequence[str], root: Path | None, style: str = "base") -> None:
+    def __init__(self, family: str, set_names: Sequence[str], root: Path | None, style: str = "base",
+                 court_swap: float = 0.0) -> None:
         self.style = style
         by_name = {s.name: s for s in face_sets(family, root)}
         self.sets: list[FaceSet] = [by_name[n] for n in set_names]
         self.arts: list[dict[str, list[synth.CardArt]]] = [_set_arts(s) for s in self.sets]
+        self.courts: list[dict[str, npt.NDArray[np.uint8]]] = [{} for _ in self.sets]
+        self.swapper: CourtSwapper | None = None
+        if court_swap > 0:
+            self.courts = [{c: _art_face(p) for c, p in s.files.items() if is_court(c)} for s in self.sets]
+            self.swapper = CourtSwapper({s.name: f for s, f in zip(self.sets, self.courts, strict=True)}, court_swap)
         self.pool = [a[0] for arts in self.arts for a in arts.values()]
         self.textures = [read_bgra(p)[..., :3].copy() for p in texture_files(root)]
         negatives = back_files(root) + joker_files(root)
@@ -94,7 +103,8 @@ class _Renderer:
                     out[i] = synth.render_not_card(self.textures, self.backs, self.pool, rng)
             else:
                 variants = self.arts[task.set_index][task.code]
-                art = variants[int(rng.integers(len(variants)))]
+                which = int(rng.integers(len(variants)))
+                art = self._swapped(task, which, rng) or variants[which]
                 if table:
                     out[i] = synth.render_table_card(art, self.textures, self.pool, self.backs, rng)
                 else:
@@ -102,26 +112,56 @@ class _Renderer:
         return out
 
 
-def _set_arts(face_set: FaceSet) -> dict[str, list[synth.CardArt]]:
-    """Two blanks per face: a thin and a wide border (a wider one where the scan has none)."""
+    def _swapped(self, task: Task, which: int, rng: np.random.Generator) -> synth.CardArt | None:
+        """The face with another court's picture (``court_swap``), on blank ``which``; or None."""
+        if self.swapper is None:
+            return None
+        face_set = self.sets[task.set_index]
+        face = self.courts[task.set_index].get(task.code)
+        swapped = None if face is None else self.swapper.maybe_swap(face, face_set.name, task.code, rng)
+        if swapped is None:
+            return None
+        margin, paper = _blanks(face_set)[which]
+        return synth.prepare_art(swapped, margin, paper=paper)
+
+
+def _blanks(face_set: FaceSet) -> list[tuple[float, int]]:
+    """(margin, paper) of the two blanks per face: a thin and a wide border (wider without one)."""
     margins = (0.0, 0.03) if face_set.bordered else (0.05, 0.09)
+    return list(zip(margins, (250, 236), strict=True))
+
+
+def _art_face(path: Path) -> npt.NDArray[np.uint8]:
+    """The face scan at the renderer's art height (as :func:`synth.prepare_art` scales it)."""
+    face = read_bgra(path)
+    scale = synth.ART_HEIGHT / face.shape[0]
+    if scale < 1.0:
+        import cv2
+
+        face = np.asarray(cv2.resize(face, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8)
+    return face
+
+
+def _set_arts(face_set: FaceSet) -> dict[str, list[synth.CardArt]]:
+    """Two blanks per face (:func:`_blanks`)."""
     out: dict[str, list[synth.CardArt]] = {}
     for code, path in face_set.files.items():
         face = read_bgra(path)
-        out[code] = [synth.prepare_art(face, m, paper=p) for m, p in zip(margins, (250, 236), strict=True)]
+        out[code] = [synth.prepare_art(face, m, paper=p) for m, p in _blanks(face_set)]
     return out
 
 
 _WORKER: _Renderer | None = None
 
 
-def _init_worker(family: str, set_names: Sequence[str], root: Path | None, style: str = "base") -> None:
+def _init_worker(family: str, set_names: Sequence[str], root: Path | None, style: str = "base",
+                 court_swap: float = 0.0) -> None:
     global _WORKER
     os.environ["OMP_NUM_THREADS"] = "1"
     import cv2
 
     cv2.setNumThreads(1)
-    _WORKER = _Renderer(family, set_names, root, style)
+    _WORKER = _Renderer(family, set_names, root, style, court_swap)
 
 
 def _run_task(args: tuple[Task, int]) -> npt.NDArray[np.uint8]:
@@ -144,9 +184,13 @@ def plan(family: str, set_names: Sequence[str], per_face: int, back_count: int,
 def render_set(
     family: str, set_names: Sequence[str], per_face: int, seed: int, *,
     back_count: int | None = None, workers: int = 2, root: Path | None = None,
-    progress: Progress | None = None, style: str = "base",
+    progress: Progress | None = None, style: str = "base", court_swap: float = 0.0,
 ) -> SynthSet:
-    """Render (in ``workers`` processes) ``per_face`` crops per face of the named prints."""
+    """Render (in ``workers`` processes) ``per_face`` crops per face of the named prints.
+
+    ``court_swap``: probability that a court face of a print with corner indices shows another
+    court's picture (:mod:`referee.recognition.court_swap`); 0 for validation/benchmark sets.
+    """
     labels = RECOGNISER_LABELS[family]
     n_faces = sum(len(s.files) for s in face_sets(family, root) if s.name in set_names)
     if back_count is None:
@@ -155,7 +199,7 @@ def render_set(
     chunks: list[npt.NDArray[np.uint8]] = []
     if style not in STYLES:
         raise ValueError(f"render style {style!r}: expected one of {STYLES}")
-    for done, arr in enumerate(_map(tasks, seed, family, set_names, root, workers, style), 1):
+    for done, arr in enumerate(_map(tasks, seed, family, set_names, root, workers, style, court_swap), 1):
         chunks.append(arr)
         if progress:
             progress(done, len(tasks))
@@ -167,13 +211,14 @@ def render_set(
 
 
 def _map(tasks: list[Task], seed: int, family: str, set_names: Sequence[str],
-         root: Path | None, workers: int, style: str) -> Iterator[npt.NDArray[np.uint8]]:
+         root: Path | None, workers: int, style: str,
+         court_swap: float = 0.0) -> Iterator[npt.NDArray[np.uint8]]:
     if workers <= 1:
-        _init_worker(family, set_names, root, style)
+        _init_worker(family, set_names, root, style, court_swap)
         yield from (_run_task((t, seed)) for t in tasks)
         return
     ctx = mp.get_context("fork")
-    with ctx.Pool(workers, _init_worker, (family, list(set_names), root, style)) as pool:
+    with ctx.Pool(workers, _init_worker, (family, list(set_names), root, style, court_swap)) as pool:
         yield from pool.imap(_run_task, [(t, seed) for t in tasks])
 
 
@@ -184,6 +229,8 @@ def cached_set(cache_dir: Path, family: str, set_names: Sequence[str], per_face:
     style = kwargs.get("style", "base")
     if style != "base":  # base-style keys stay as they were, so existing caches are reused
         key.append(style)
+    if kwargs.get("court_swap"):  # likewise: sets without the swap keep their old keys
+        key.append({"court_swap": kwargs["court_swap"], "layouts": COURT_SWAP_VERSION})
     spec = json.dumps(key)
     digest = hashlib.sha256(spec.encode()).hexdigest()[:12]
     path = cache_dir / f"{family}-{digest}.npz"

@@ -30,6 +30,8 @@ WARMUP_STEPS = 150
 ESTIMATE_AT = (10, 40, 80, 120, WARMUP_STEPS - 1)
 #: Seconds kept back from --minutes for evaluation, calibration and export.
 RESERVE_S = 90.0
+#: Default ``--court-swap`` per deck: only French prints carry rank indices to read.
+DEFAULT_COURT_SWAP = {"french": 0.5, "italian": 0.0}
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,6 +43,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--samples", type=int, default=60000, help="synthetic training crops (cached)")
     parser.add_argument("--table-samples", type=int, default=0,
                         help="extra crops of cards among other cards, cut as the table pipeline cuts them")
+    parser.add_argument("--court-swap", type=float, default=None,
+                        help="probability that a court face of a print with corner indices shows another "
+                        "court's picture (same suit), so the model reads the index (default: "
+                        f"{DEFAULT_COURT_SWAP} for french, 0 for italian)")
     parser.add_argument("--workers", type=int, default=None, help="render processes (default: --threads)")
     parser.add_argument("--val-per-face", type=int, default=24, help="validation crops per held-out face")
     parser.add_argument("--batch", type=int, default=128)
@@ -119,18 +125,19 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
         return show
 
     workers = args.workers or args.threads
+    swap = DEFAULT_COURT_SWAP[deck] if args.court_swap is None else args.court_swap
     train = cached_set(cache, deck, train_sets, per_face, args.seed, workers=workers,
-                       root=root, progress=progress("training set"))
+                       root=root, progress=progress("training set"), court_swap=swap)
     table_per_face = args.table_samples // max(1, n_faces)
     if table_per_face:
         table = cached_set(cache, deck, train_sets, table_per_face, args.seed + 500, workers=workers,
-                           root=root, progress=progress("table-style set"), style="table")
+                           root=root, progress=progress("table-style set"), style="table", court_swap=swap)
         train = join_sets(train, table)
     val_sets = holdout or train_sets
     val = cached_set(cache, deck, val_sets, args.val_per_face, args.seed + 1000, workers=workers,
                      root=root, progress=progress("validation set"))
     plan = {"train_sets": train_sets, "holdout_sets": holdout, "per_face": per_face,
-            "table_per_face": table_per_face,
+            "table_per_face": table_per_face, "court_swap": swap,
             "train_crops": len(train), "val_crops": len(val)}
     return train, val, plan
 
