@@ -192,6 +192,19 @@ class Box:
         t = event.get("t")
         return self._arbiter_out(self.arbiter.camera([event], float(t) if isinstance(t, int | float) else self.arbiter.t))
 
+    def frame(self, t: float, pos: int | None = None) -> list[dict[str, Any]]:
+        """A camera frame at time ``t`` (after its plays were handled): the arbiter's checks
+        that need no play (a trick gathered with fewer cards than seats and nothing played
+        since: "did <seat> play?"), as ``referee watch`` runs them on every frame. Returns the
+        referee's calls (none unless a queued play could go on)."""
+        if self.arbiter is None:
+            return []
+        self.arbiter.t = t  # events entered meanwhile (a deal) are noted at camera time
+        if self.pending is not None or self.menu is not None or self.fault_screen is not None:
+            return []  # the operator is busy with a question or a menu: one at a time
+        self.arbiter_pos = pos
+        return self._arbiter_out(self.arbiter.camera([], t))
+
     def _arbiter_apply(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         return self._apply(event, self.arbiter_pos)
 

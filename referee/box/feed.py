@@ -26,6 +26,9 @@ log = logging.getLogger(__name__)
 class FeedItem:
     event: dict[str, Any] | None  # None: a frame with nothing new on the table
     pos: int | None = None  # where in the source (line number of a log); None for live input
+    #: a camera frame's time, on its heartbeat: the clock of the questions that wait for quiet
+    #: (a trick gathered short with no play since); ``None`` for an event log
+    t: float | None = None
 
 
 class Feed(Protocol):

@@ -116,6 +116,8 @@ class Runner:
             for item in items:
                 if item.event is not None:
                     self.box.handle(item.event, item.pos)  # StateError ends the loop
+                elif item.t is not None:  # a camera frame: questions that wait for quiet
+                    self.box.frame(item.t, item.pos)
             deals = self.box.deals_started
             self._drain_gestures()
             if self.box.deals_started != deals and hasattr(self.feed, "new_deal"):

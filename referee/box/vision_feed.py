@@ -115,7 +115,7 @@ class VisionFeed:
             return None
 
     def _items(self, frame: Any) -> list[FeedItem]:
-        items = [FeedItem(None)]
+        items: list[FeedItem] = []
         while self.timed and self.timed[0][0] <= frame.t + 1e-9:
             _, event = self.timed.pop(0)
             if event.get("event") == "deal":
@@ -125,6 +125,9 @@ class VisionFeed:
             if self._adopted(event):
                 continue
             items.append(FeedItem(event, frame.index))
+        # The frame itself last, after its plays: the box's frame tick then sees this frame's
+        # table (a trick gathered short asks about the missing card even when no play follows).
+        items.append(FeedItem(None, frame.index, frame.t))
         return [i for i in items if i.event is None or frame.index > self.skip]
 
     def _adopted(self, event: dict[str, Any]) -> bool:

@@ -95,6 +95,14 @@ def test_frames_are_heartbeats_and_events_carry_the_frame_index() -> None:
     assert tracker.resets == 1  # the deal starts a fresh tracker
 
 
+def test_each_frame_ends_with_its_tick_carrying_the_frame_time() -> None:
+    feed, _ = make_feed()
+    feed.poll(0.05)
+    feed.poll(0.05)  # frame 1: the deal, then the frame's tick
+    assert feed.poll(0.05) == [FeedItem(None, 2, 0.2)]
+    assert feed.poll(0.05) == [FeedItem(PLAY3, 3), FeedItem(None, 3, 0.3)]  # after its plays
+
+
 def test_degraded_camera_gives_no_items_so_the_loop_sees_no_frames() -> None:
     feed, _ = make_feed(gaps=(2, 4))
     polls = [feed.poll(0.05) for _ in range(5)]
