@@ -39,6 +39,7 @@ from referee.box.screens import (
     screen_for_call,
 )
 from referee.box.state import MatchStore, StateError
+from referee.box.trust import MISSED_KEY, resume_trust
 from referee.errors import RefereeError
 from referee.rules import Referee, get_game
 from referee.rules.calls import ErrorCall
@@ -76,6 +77,9 @@ class Box:
         #: applied as they come, unsure ones confirmed with the buttons
         self.arbiter: PlayArbiter | None = None
         self.arbiter_pos: int | None = None  # source position of the camera play being decided
+        #: answering "did <seat> play?": the card the operator names is recorded as missed by
+        #: the camera, so the camera's trust can be derived from the record after a restart
+        self.naming_missed = False
         self.menu_pos: int | None = None  # source position of a deal event the menu completes
         self.menu_counted = False
         #: the card the camera reads face up in the stock zone now (briscola's trump, belotta's
@@ -102,6 +106,7 @@ class Box:
         events = self.store.events(match)
         self.referee = _rebuild(events)
         self.events_seen = len(events)
+        self._resume_trust()
         log.info("resumed match %d of %s after %d events", match, self.cfg.game.name, len(events))
         self.signals.turn(self.referee.turn)
         self.turn_since = self.clock()
@@ -119,6 +124,12 @@ class Box:
         after whole tricks, nothing after the deal is over."""
         self.arbiter = PlayArbiter(tracker, lambda: self.referee, self._arbiter_apply,
                                    self.cfg.thresholds.confidence)
+        self._resume_trust()
+
+    def _resume_trust(self) -> None:
+        """A resumed match: the camera keeps the trust it had earned before the restart."""
+        if self.arbiter is not None and self.match_id is not None:
+            resume_trust(self.arbiter, self.store.steps(self.match_id))
 
     # -- events ------------------------------------------------------------------------
     def handle(self, event: Mapping[str, Any], source_pos: int | None = None) -> list[dict[str, Any]]:
@@ -206,6 +217,9 @@ class Box:
         return self._arbiter_out(self.arbiter.camera([], t))
 
     def _arbiter_apply(self, event: dict[str, Any]) -> list[dict[str, Any]]:
+        if self.naming_missed and event.get("confirmed"):  # the card the operator named
+            self.naming_missed = False
+            event = {**event, MISSED_KEY: True}
         return self._apply(event, self.arbiter_pos)
 
     def _arbiter_saw(self, event: Mapping[str, Any], calls: Sequence[Mapping[str, Any]]) -> None:
@@ -251,9 +265,13 @@ class Box:
         """The operator's answer to the arbiter's question."""
         assert self.arbiter is not None
         self.arbiter_pos = self.pending_pos
+        self.naming_missed = self.pending is not None and bool(self.pending.get("missed"))
         self.pending = self.pending_pos = None
         self.signals.confirmed()
-        self._arbiter_out(self.arbiter.answer(answer))
+        try:
+            self._arbiter_out(self.arbiter.answer(answer))
+        finally:
+            self.naming_missed = False
         self._show_home()
 
     # -- calls -> the table ------------------------------------------------------------
@@ -368,6 +386,7 @@ class Box:
                 self.store.reopen_match(previous, abandon=self.match_id)
                 events = self.store.events(previous)
                 self.match_id, self.referee, self.events_seen = previous, _rebuild(events), len(events)
+                self._resume_trust()
                 log.info("undo reopens match %d", previous)
         self._apply({"event": "undo"}, None)
 

@@ -194,6 +194,16 @@ class MatchStore:
     def calls(self, match_id: int) -> list[dict[str, Any]]:
         return [r.body for r in self.records(match_id, "call")]
 
+    def steps(self, match_id: int) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+        """Each recorded event with the calls it produced, in order (one step per transaction)."""
+        out: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+        for record in self.records(match_id):
+            if record.kind == "event":
+                out.append((record.body, []))
+            elif out:
+                out[-1][1].append(record.body)
+        return out
+
     def last_source_pos(self, match_id: int) -> int | None:
         row = self._read(
             "SELECT MAX(source_pos) FROM records WHERE match_id = ?", (match_id,)

@@ -59,7 +59,8 @@ def test_a_short_gathered_trick_is_asked_about_once_the_table_is_quiet(cfg: BoxC
     box.frame(quiet + 0.2, 13)  # asked once, not on every frame
     assert signals.names().count("unsure") == 1
     box.gesture("ok", "press")  # yes: E played the guess
-    assert box.store.events(1)[-1] == {"event": "play", "seat": "E", "card": "coppe_3", "confirmed": True}
+    # recorded as the camera's miss: the trust it costs the camera survives a restart
+    assert box.store.events(1)[-1] == {"event": "play", "seat": "E", "card": "coppe_3", "confirmed": True, "missed": True}
     assert box.store.last_source_pos(1) == 12  # the frame that asked
     assert any(c["call"] == "trick" for c in box.store.calls(1)) and tracker.settled == [(9, "coppe_3", "E")]
 

@@ -74,6 +74,8 @@ def test_with_no_guess_the_operator_picks_the_card_in_the_menu(cfg: BoxConfig, c
     box.gesture("right", "press")  # the next rank
     box.gesture("ok", "press")
     assert recorded_plays(box) == [("N", menu.code), ("W", "spade_1")]
+    named, camera_play = box.store.events(1)[-2:]  # the camera's miss is on the record (trust)
+    assert named.get("missed") is True and "missed" not in camera_play
     assert box.menu is None and box.pending is None
 
 

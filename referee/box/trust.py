@@ -1,0 +1,42 @@
+"""The camera's earned trust survives a restart: it is derived again from the match record.
+
+:class:`~referee.vision.arbiter.PlayArbiter` calls an out-of-turn play without asking only
+after :data:`~referee.vision.arbiter.TRUSTED_AFTER` whole tricks in a row (no card the camera
+missed and the operator had to name). A box restarted mid-deal (power cut, ``kill -9``) built
+a fresh arbiter and asked again for two tricks. The record already holds what that count is
+made of, committed atomically with each event: the events with their calls (``trick`` ends a
+trick, ``deal`` starts the count again), and the plays the operator named after a "did <seat>
+play?" question, which the box records with ``"missed": true``. Replaying them through the
+arbiter's own :meth:`~referee.vision.arbiter.PlayArbiter.note` gives it the same state as an
+uninterrupted run, so the decision rule stays written once, in the arbiter.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from referee.vision.arbiter import PlayArbiter
+
+#: the recorded play's mark: the operator named this card after the camera missed it
+MISSED_KEY = "missed"
+
+
+def named_after_missed(event: Mapping[str, Any]) -> bool:
+    return event.get("event") == "play" and event.get(MISSED_KEY) is True
+
+
+def resume_trust(
+    arbiter: PlayArbiter, steps: Iterable[tuple[Mapping[str, Any], Sequence[Mapping[str, Any]]]]
+) -> None:
+    """Note the recorded ``(event, calls)`` steps of the current match, in order, as the live
+    box did (rejected events, recorded with an ``error`` call, were never noted)."""
+    arbiter.clean_tricks, arbiter._named_missed = 0, False  # a fresh arbiter's: the record decides
+    for event, calls in steps:
+        if any(c.get("call") == "error" for c in calls):
+            continue
+        if named_after_missed(event):
+            # What PlayArbiter.answer sets when the operator names a missed card; the arbiter
+            # has no public setter for it (its note() cannot tell such a play apart).
+            arbiter._named_missed = True
+        arbiter.note(event, calls)
