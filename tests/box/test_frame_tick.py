@@ -6,11 +6,9 @@ from __future__ import annotations
 
 import queue
 import time
-from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-import pytest
 from gpiozero.pins.mock import MockFactory
 from luma.core.device import dummy
 from tracker_doubles import StubTracker, Track
@@ -112,13 +110,6 @@ class QuietTable:
 
     def close(self) -> None:
         pass
-
-
-@pytest.fixture
-def factory() -> Iterator[MockFactory]:
-    f = MockFactory()
-    yield f
-    f.reset()
 
 
 def test_the_loop_asks_on_frames_and_the_ok_button_answers(cfg: BoxConfig, clock: FakeClock, factory: MockFactory) -> None:

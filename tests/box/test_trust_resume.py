@@ -11,12 +11,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gpiozero.pins.mock import MockFactory
+from luma.core.device import dummy
 from tracker_doubles import StubTracker, Track
 
 from box.helpers import FakeClock, RecordingSignals
 from referee.box.app import Box
 from referee.box.config import BoxConfig
-from referee.box.display import NullDisplay
+from referee.box.display import Display, NullDisplay
+from referee.box.screens import ViolationScreen
+from referee.box.signals import Signals
 from referee.box.state import MatchStore
 from referee.vision.arbiter import TRUSTED_AFTER
 
@@ -80,7 +84,10 @@ def crash_copy(box: Box, state: Path, tmp_path: Path, name: str) -> Path:
     return Path(shutil.copytree(state, tmp_path / name))
 
 
-def test_two_whole_tricks_before_the_crash_are_still_trusted_after_it(cfg: BoxConfig, clock: FakeClock, tmp_path: Path) -> None:
+def test_two_whole_tricks_before_the_crash_are_still_trusted_after_it(
+    cfg: BoxConfig, clock: FakeClock, tmp_path: Path, factory: MockFactory
+) -> None:
+    """On the restarted box (mock pins, dummy OLED) an out-of-turn play is called at once."""
     first, tracker, _ = new_box(cfg, clock, cfg.state_dir)
     first.handle(DEAL)
     for step in SCRIPT[:8]:
@@ -88,14 +95,29 @@ def test_two_whole_tricks_before_the_crash_are_still_trusted_after_it(cfg: BoxCo
     camera(first, turn(first), CARDS[12], 8.5)  # trick 3 begun: a restart mid-deal, mid-trick
     assert trust(first) == (TRUSTED_AFTER, False)
 
-    box, _, signals = new_box(cfg, clock, crash_copy(first, cfg.state_dir, tmp_path, "crashed"))
-    assert box.match_id == first.match_id and trust(box) == (TRUSTED_AFTER, False)
-    wrong = after(after(turn(box)))  # skips the seat on turn, which the camera saw has not played
-    camera(box, wrong, CARDS[13], 20.0)
-    assert box.pending is None  # called at once, as before the crash: no "did <seat> play?"
-    assert ("violation", ()) in signals.log
-    calls = box.store.calls(box.match_id)  # type: ignore[arg-type]
-    assert any(c.get("rule") == "out_of_turn" and c.get("seat") == wrong for c in calls)
+    crashed = crash_copy(first, cfg.state_dir, tmp_path, "crashed")
+    signals = Signals(cfg.pins, cfg.game.seats, pin_factory=factory, time_scale=0.01)
+    display = Display(dummy(width=128, height=64, mode="1"), "en")
+    try:
+        box = Box(cfg, MatchStore.open(crashed), signals, display, clock=clock)
+        box.start()
+        box.attach_vision(StubTracker())
+        assert box.match_id == first.match_id and trust(box) == (TRUSTED_AFTER, False)
+        wrong = after(after(turn(box)))  # skips the seat on turn, which the camera saw has not played
+        camera(box, wrong, CARDS[13], 20.0)
+        assert box.pending is None  # called at once, as before the crash: no "did <seat> play?"
+        assert display.last == ViolationScreen(wrong, "out_of_turn", 3)
+        signals.wait_idle()
+        assert any(s.state for s in factory.pin(cfg.pins.violation_led).states)  # the red LED blinked
+        calls = box.store.calls(crashed_match(box))
+        assert any(c.get("rule") == "out_of_turn" and c.get("seat") == wrong for c in calls)
+    finally:
+        signals.close()
+
+
+def crashed_match(box: Box) -> int:
+    assert box.match_id is not None
+    return box.match_id
 
 
 def test_a_fresh_box_without_the_record_would_have_asked(cfg: BoxConfig, clock: FakeClock, tmp_path: Path) -> None:
