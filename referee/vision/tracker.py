@@ -57,12 +57,23 @@ class TrackerConfig:
     min_frames: int = 3
     #: a card whose centre moves more than this fraction of its long side is moving
     still_frac: float = 0.15
+    #: ... unless the read lies near one of this many other spots within ``same_card`` of where
+    #: it settled: the finder fits one still card now whole, now spanning part of its
+    #: neighbour, frame after frame (a card in a hand keeps reaching new places)
+    still_spots: int = 3
     #: vote share (mean probability of the winner) needed for a confident play
     accept_share: float = 0.75
     #: a winner between ``accept_share`` and this is played only after ``max_wait_s`` of reads:
     #: a quad fitted a little off reads as a neighbouring rank (bastoni_7 as bastoni_5 at ~0.82)
     #: frame after frame, and only the next, better fits show the true card
     sure_share: float = 0.9
+    #: ... or once this many distinct reads (not the read cache's copies) were sure of the
+    #: winner, each at least ``sure_share``, and no read put another possible card first at
+    #: ``contrary_p`` or more: a still card whose quad is fitted well only every other frame
+    #: (the others span part of its neighbour and read the same card at ~0.6) averages below
+    #: the shares above, yet its identity was never in doubt
+    sure_reads: int = 3
+    contrary_p: float = 0.5
     #: below this share even after waiting, the "card" is ignored (a hypothesis, a shadow)
     min_share: float = 0.2
     #: how long a still card may be read before an unsure vote becomes a confirm request
@@ -94,6 +105,9 @@ class TrackerConfig:
     finished_s: float = 6.0
     #: how long a card that lay still but never became a play counts as evidence of a missed play
     missed_memory_s: float = 30.0
+    #: a played card of a finished trick not read as itself for this long no longer swallows a
+    #: sure read of another possible card on its spot: the next trick's card laid there
+    replaced_s: float = 0.3
 
 
 @dataclass
@@ -106,6 +120,8 @@ class Track:
     last_t: float
     anchor: Point
     still_since: float
+    #: other centres the still card's quads were fitted at (see ``TrackerConfig.still_spots``)
+    spots: list[Point] = field(default_factory=list)
     votes: dict[str, float] = field(default_factory=lambda: defaultdict(float))
     reads: int = 0
     moved: bool = False  # seen at two places before settling: origin is meaningful
@@ -114,14 +130,23 @@ class Track:
     finished_t: float | None = None  # when its trick was seen over
     trick: int = 0  # the rules' trick number when it was played
     rejected: bool = False  # read for long and never even a little sure: not a card
+    self_t: float = 0.0  # when a played card was last read as itself (or was played, named)
 
     last_vote: list[tuple[str, float]] = field(default_factory=list)  # this frame's read
+    history: list[list[tuple[str, float]]] = field(default_factory=list)  # each frame's read
 
     def vote(self, top: Sequence[tuple[str, float]]) -> None:
         for code, p in top:
             self.votes[code] += float(p)
         self.reads += 1
         self.last_vote = list(top)
+        if top:
+            self.history.append([(str(c), float(p)) for c, p in top])
+
+    def clear_votes(self) -> None:
+        self.votes.clear()
+        self.reads = 0
+        self.history = []
 
     def revote(self, top: Sequence[tuple[str, float]]) -> None:
         """Another hypothesis of this card in the same frame: one read per frame, the surer one
@@ -129,7 +154,9 @@ class Track:
         if not self.last_vote or _sureness(top) > _sureness(self.last_vote):
             for code, p in self.last_vote:
                 self.votes[code] -= float(p)
-            self.reads -= 1 if self.last_vote else 0
+            if self.last_vote:
+                self.reads -= 1
+                self.history.pop()
             self.vote(top)
 
 
@@ -204,17 +231,29 @@ class PlayTracker:
         With no track (the camera never saw the card lie still), the card is remembered on
         ``seat``'s play spot, taking over any unplayed track there: its later reads, however
         bad, must not become a play of their own."""
-        found = [tr for tr in [*self.tracks, *self.unexplained] if track_id is not None and tr.id == track_id]
+        found = [tr for tr in [*self.tracks, *self.unexplained] if track_id is not None and tr.id == track_id
+                 and not self._someone_elses(tr, card, seat)]
         if not found and seat in self.play_spots:
             found = [self._on_spot(seat)]
         for track in found[:1]:
             track.played, track.seat, track.rejected = card, seat, False
             track.trick = self.rules.trick_number() if self.rules is not None else 0
             track.last_t = max(track.last_t, self._now)
+            track.self_t = self._now
             if track in self.unexplained:
                 self.unexplained.remove(track)
             if track not in self.tracks:
                 self.tracks.append(track)
+
+    def _someone_elses(self, track: Track, card: str, seat: str) -> bool:
+        """Whether the track a question was about is another seat's card, not the ``card`` the
+        operator named for ``seat``: it lies nearest another seat's play spot and reads best as
+        some other card.  Briscola-4 seed 1: asked whether S played (guess: N's bastoni_9, still
+        being read), the operator named S's bastoni_10; settling N's card as S's lost N's play."""
+        if track.played is not None or not self.play_spots or not track.votes:
+            return False
+        best = max(track.votes.items(), key=lambda kv: kv[1])[0]
+        return best != card and self._seat_of_spot(track.centre, use_turn=False) != seat
 
     def _on_spot(self, seat: str) -> Track:
         """The unplayed track nearest ``seat``'s play spot (within reach), else a new one there."""
@@ -286,7 +325,7 @@ class PlayTracker:
         points = [(float(c[0]), float(c[1])) for c in centres]
         self._sizes.extend(float(v) for v in sizes)
         self._size = float(np.median(self._sizes)) if self._sizes else 0.0
-        used_d = {di for di in range(len(dets)) if self._absorbed(points[di], t)}
+        used_d = {di for di in range(len(dets)) if self._absorbed(points[di], t, _top(dets, di)[0])}
         pairs: list[tuple[float, int, int]] = []
         for ti, track in enumerate(self.tracks):
             if track.played is not None:
@@ -316,22 +355,48 @@ class PlayTracker:
             else:
                 self._new_track(dets, di, points[di], float(sizes[di]), t)
 
-    def _absorbed(self, point: Point, t: float) -> bool:
+    def _absorbed(self, point: Point, t: float, read: tuple[str, float]) -> bool:
         """A read of a played card's own spot: whatever it reads as now (half hidden under the
-        next card, blurred by a hand, the finder's quad drifting), it is that card, not a new one."""
+        next card, blurred by a hand, the finder's quad drifting), it is that card, not a new one
+        (unless it is the next trick's card laid where a gathered one lay)."""
         cfg = self.config
         for track in self.tracks:
             if track.played is None:
                 continue
             d = float(np.hypot(point[0] - track.centre[0], point[1] - track.centre[1]))
+            if self._replaced(track, read[0], float(read[1]), t, point):
+                continue
             size = self._card(track)
             near = d < cfg.same_card * size
             if not near and d < cfg.same_seat_reach * size and track.seat is not None:
                 near = self._seat_of_spot(point, use_turn=False) == track.seat
             if near:
                 track.last_t = t
+                if read[0] == track.played:
+                    track.self_t = t
                 return True
         return False
+
+    def _replaced(self, old: Track, card: str, p: float, t: float, point: Point) -> bool:
+        """Whether a sure read of ``card`` at ``point`` near played ``old`` is another card: one
+        another seat laid overlapping it, or the next trick's card laid on its spot.
+
+        Overlapping: farther than ``still_frac`` of a card from ``old``'s centre and nearest
+        another seat's play spot (with five seats a trick's cards overlap so much that their
+        centres lie within ``same_card``; briscola chiamata seed 1: E's bastoni_5, read at
+        0.94-0.99 for two seconds 38 px from D's bastoni_4, was swallowed by it; nearest
+        ``old``'s own seat it is ``old`` half covered and misread).  On its spot: ``old``'s
+        trick is over and it has not been read as itself for ``replaced_s`` (briscola-4 seed 1:
+        E's bastoni_8 swallowed by E's gathered spade_8).  Either way a missed-play question
+        instead of a play."""
+        cfg = self.config
+        if card in (old.played, BACK) or p < cfg.sure_share or not self._plausible(card):
+            return False
+        d = float(np.hypot(point[0] - old.centre[0], point[1] - old.centre[1]))
+        if d > cfg.still_frac * self._card(old) and self._seat_of_spot(point, use_turn=False) != old.seat:
+            return True
+        over = self.rules is not None and old.trick < self.rules.trick_number()
+        return over and t - old.self_t >= cfg.replaced_s
 
     def _card(self, track: Track) -> float:
         """A card's long side near ``track``: the usual size of reads, never more than the
@@ -354,14 +419,29 @@ class PlayTracker:
         track.last_t = t
         if track.played is not None:
             return
-        if np.hypot(centre[0] - track.anchor[0], centre[1] - track.anchor[1]) > self.config.still_frac * track.size:
+        if not self._still_at(track, centre):
             # Moving: reads of a card in a hand are blurred and it may still go elsewhere.
             track.anchor, track.still_since, track.moved = centre, t, True
+            track.spots = []
             track.rejected = False
-            track.votes.clear()
-            track.reads = 0
+            track.clear_votes()
         track.centre = centre
         track.vote(_top(dets, di))
+
+    def _still_at(self, track: Track, centre: Point) -> bool:
+        """Whether a read at ``centre`` is the still card again: near where it settled, or near
+        one of the few other spots its quads were fitted at.  Briscola-2 seed 1: S's coppe_1 was
+        fitted at its own spot and, every other frame, 22 px off spanning the card beside it;
+        each jump restarted its stillness, so it never became a play (a missed-play question)."""
+        cfg = self.config
+        near = cfg.still_frac * track.size
+        if any(np.hypot(centre[0] - s[0], centre[1] - s[1]) <= near for s in [track.anchor, *track.spots]):
+            return True
+        if len(track.spots) < cfg.still_spots and np.hypot(
+                centre[0] - track.anchor[0], centre[1] - track.anchor[1]) <= cfg.same_card * track.size:
+            track.spots.append(centre)
+            return True
+        return False
 
     def _new_track(self, dets: Detections, di: int, centre: Point, size: float, t: float) -> None:
         track = Track(self._next_id, centre, centre, max(size, 1.0), t, t, centre, t)
@@ -409,12 +489,15 @@ class PlayTracker:
             return None
         best, share = ranked[0]
         plausible = [(c, p) for c, p in ranked if self._plausible(c)]
-        if self._repeat_of_a_played_card(track, best):
+        if self._repeat_of_a_played_card(track, best, share, t):
             return None
         waited = force or t - track.still_since >= cfg.max_wait_s
         sure = share >= cfg.sure_share or (waited and share >= cfg.accept_share)
         if plausible and plausible[0][0] == best and sure:
             return self._play(track, best, share, uncertain=False, t=t, alternatives=ranked[1:3])
+        read_surely = self._read_surely(track, best) if plausible and plausible[0][0] == best else None
+        if read_surely is not None:
+            return self._play(track, best, read_surely, uncertain=False, t=t, alternatives=ranked[1:3])
         if not waited:
             return None  # keep reading: more frames usually settle it
         if max(share, plausible[0][1] if plausible else 0.0) < cfg.min_share:
@@ -432,6 +515,32 @@ class PlayTracker:
             return None
         others = [cp for cp in ranked if cp[0] != card][:2]
         return self._play(track, card, p, uncertain=True, t=t, alternatives=others)
+
+    def _read_surely(self, track: Track, card: str) -> float | None:
+        """How sure ``track``'s reads are of ``card`` when they are, pooled over the frames in
+        ways a plain mean misses, else None.  Never when a read put another possible card first
+        at ``contrary_p`` or more.  Either
+
+        * ``sure_reads`` distinct reads of ``card`` at ``sure_share`` or more (identical reads
+          are one: the read cache gives an unchanged crop's read again, no new evidence): the
+          mean of those; or
+        * every read but a minority (at most a third) is sure of ``card``, and that minority
+          put a card first that the rules exclude (played already: a quad fitted over the
+          played card beside it): the mean over the other reads.  Belotta seed 1: W's 7C read
+          at 0.99 in 9 frames and as 7S, played a trick before, at 0.8 in 3.
+        """
+        cfg = self.config
+        tops = [h[0] for h in track.history]
+        if any(c not in (card, BACK) and p >= cfg.contrary_p and self._plausible(c) for c, p in tops):
+            return None
+        sure = {p for c, p in tops if c == card and p >= cfg.sure_share}
+        if len(sure) >= cfg.sure_reads:
+            return float(np.mean(sorted(sure)))
+        excluded = [i for i, (c, p) in enumerate(tops) if c not in (card, BACK) and p >= cfg.contrary_p]
+        kept = [dict(h).get(card, 0.0) for i, h in enumerate(track.history) if i not in excluded]
+        if excluded and 3 * len(excluded) <= len(tops) and kept and float(np.mean(kept)) >= cfg.sure_share:
+            return float(np.mean(kept))
+        return None
 
     def _in_play_zone(self, centre: Point) -> bool:
         zones = self.config.play_zones
@@ -455,7 +564,7 @@ class PlayTracker:
             "votes": [(c, round(v / reads, 2)) for c, v in votes], **extra,
         })
 
-    def _repeat_of_a_played_card(self, track: Track, best: str) -> bool:
+    def _repeat_of_a_played_card(self, track: Track, best: str, share: float, t: float) -> bool:
         """A played card read again on its spot, whatever it reads as: after a long occlusion,
         a second hypothesis of its extent (off by up to half a card), or a quad spanning it and
         its neighbour that settled in the same frame as it was played."""
@@ -464,6 +573,8 @@ class PlayTracker:
             if other is track or other.played is None:
                 continue
             d = float(np.hypot(other.centre[0] - track.centre[0], other.centre[1] - track.centre[1]))
+            if self._replaced(other, best, share, t, track.centre):
+                continue
             size = self._card(other)
             same = (other.played == best and d < 0.5 * size) or d < cfg.same_card * size or (
                 d < cfg.same_seat_reach * size and other.seat is not None
@@ -499,7 +610,7 @@ class PlayTracker:
         self, track: Track, card: str, confidence: float, uncertain: bool, t: float,
         alternatives: Sequence[tuple[str, float]],
     ) -> dict[str, Any]:
-        track.played = card
+        track.played, track.self_t = card, t
         track.trick = self.rules.trick_number() if self.rules is not None else 0
         if track in self.unexplained:
             self.unexplained.remove(track)
@@ -558,8 +669,13 @@ class RefereeView:
         deck = game.deck
         if parsed not in deck:
             return False
+        if any(parsed in cards for cards in deal.known.values()):
+            return True  # shown in a hand (belotta's turned card, taken by the caller): its holder's
         seen: Mapping[Any, int] = deal.seen
-        return bool(int(seen.get(parsed, 0)) < int(deck.copies))
+        if int(seen.get(parsed, 0)) >= int(deck.copies):
+            return False
+        # the face-up briscola is no one's card until the last draw takes it
+        return not all(game.unavailable(deal, seat, parsed) for seat in deal.seats)
 
     def trick_number(self) -> int:
         deal = self.referee.deal

@@ -370,3 +370,147 @@ def test_a_steady_middling_vote_is_still_a_sure_play_after_waiting() -> None:
     assert len(events) == 1 and events[0]["card"] == "coppe_4"
     assert "uncertain" not in events[0]
     assert events[0]["t"] >= 1.0 - 1e-6  # it waited for more reads first
+
+
+def test_a_still_card_fitted_now_whole_now_spanning_its_neighbour_is_one_sure_play() -> None:
+    # Briscola-2 seed 1: S's coppe_1 was fitted at its own spot and, every other frame, 22 px
+    # off over the card beside it (read coppe_1 at ~0.6).  Each jump restarted its stillness,
+    # so it never became a play and the operator was asked whether S had played.
+    tracker = PlayTracker(seat_of, zone_of, Rules())
+    whole = [card_at(649, 411, [("coppe_1", p), ("denari_3", 0.01)]) for p in (0.98, 0.97, 0.96, 0.98, 0.95, 0.97)]
+    spanning = [card_at(646, 389, [("coppe_1", p), ("bastoni_9", 0.05)]) for p in (0.6, 0.63, 0.58, 0.61, 0.64, 0.6)]
+    frames = [f for pair in zip(spanning, whole, strict=True) for f in pair]
+    events = run(tracker, frames)
+    assert [e["card"] for e in events] == ["coppe_1"]
+    assert "uncertain" not in events[0] and events[0]["confidence"] >= 0.9
+    assert events[0]["t"] < 1.0  # decided on its sure reads, without waiting for max_wait_s
+
+
+def test_a_card_carried_across_the_table_in_small_steps_is_still_never_played() -> None:
+    tracker = PlayTracker(seat_of, zone_of)
+    frames = [card_at(480 + 20 * i, 360, [("coppe_3", 0.99 - 0.001 * i)]) for i in range(16)]
+    assert run(tracker, frames) == []
+
+
+def test_identical_reads_from_the_read_cache_are_one_read_not_a_sure_vote() -> None:
+    # An unchanged crop gives the same read every frame: it is one piece of evidence.
+    tracker = PlayTracker(seat_of, zone_of, Rules(), TrackerConfig(max_wait_s=1.0))
+    frames = [card_at(600, 360, [("coppe_4", 0.95)] if i % 2 else [("coppe_4", 0.5), ("coppe_5", 0.3)])
+              for i in range(14)]
+    events = run(tracker, frames)
+    assert len(events) == 1 and events[0]["confidence"] < 0.8  # the arbiter asks the operator
+
+
+def test_sure_reads_do_not_outvote_a_read_of_another_possible_card() -> None:
+    tracker = PlayTracker(seat_of, zone_of, Rules(), TrackerConfig(max_wait_s=1.0))
+    sure = [[("coppe_4", p)] for p in (0.95, 0.96, 0.97, 0.98)]
+    doubt = [("coppe_5", 0.6), ("coppe_4", 0.3)]
+    reads = [sure[0], doubt, sure[1], doubt, sure[2], doubt, sure[3], doubt] * 2
+    events = run(tracker, [card_at(600, 360, top) for top in reads])
+    assert len(events) == 1 and events[0]["confidence"] < 0.8
+
+
+def test_a_sure_read_of_an_already_played_card_does_not_block_the_sure_reads() -> None:
+    # the rules exclude coppe_5 (played): its reads are a neighbour's, not doubt about this card
+    tracker = PlayTracker(seat_of, zone_of, Rules(played=["coppe_5"]), TrackerConfig(max_wait_s=1.0))
+    sure = [[("coppe_4", p)] for p in (0.95, 0.96, 0.97, 0.98)]
+    doubt = [("coppe_5", 0.6), ("coppe_4", 0.3)]
+    reads = [sure[0], doubt, sure[1], doubt, sure[2], doubt, sure[3], doubt]
+    events = run(tracker, [card_at(600, 360, top) for top in reads])
+    assert [e["card"] for e in events] == ["coppe_4"] and events[0]["confidence"] >= 0.9
+
+
+def test_the_next_tricks_card_laid_where_a_gathered_card_lay_is_a_new_play() -> None:
+    # Briscola-4 seed 1: E's bastoni_8, read at 0.99 for a second on the spot of E's spade_8
+    # (named by the operator, its trick gathered a second before), was swallowed as spade_8.
+    spots = {"N": (640, 300), "S": (640, 440), "E": (720, 370)}
+    rules = Rules()
+    tracker = PlayTracker(seat_of, zone_of, rules, play_spots=spots)
+    tracker.settle(None, "spade_8", "E")
+    rules.played.add("spade_8")
+    rules.trick = 2  # its trick is over and gathered
+    run(tracker, [Detections.empty()] * 8, t0=0.1)
+    later = run(tracker, [card_at(722, 372, [("bastoni_8", 0.99)])] * 8, t0=0.9)
+    assert [(e["seat"], e["card"]) for e in later] == [("E", "bastoni_8")]
+
+
+def test_a_gathered_tricks_card_still_read_as_itself_swallows_a_sure_misread_of_its_spot() -> None:
+    rules = Rules()
+    tracker = PlayTracker(seat_of, zone_of, rules)
+    first = run(tracker, [card_at(600, 360, [("spade_9", 0.95)])] * 6)
+    rules.played.add("spade_9")
+    rules.trick = 2  # over, but the trick still lies there a moment before it is gathered
+    again = card_at(601, 361, [("spade_9", 0.93)])
+    misread = card_at(603, 362, [("coppe_2", 0.92)])
+    later = run(tracker, [again, misread] * 6, t0=0.6)
+    assert [e["card"] for e in first + later] == ["spade_9"]
+
+
+def test_a_missed_play_named_for_one_seat_does_not_take_over_another_seats_card() -> None:
+    # Briscola-4 seed 1: asked whether S played (the guess was N's bastoni_9, still being
+    # read), the operator named S's bastoni_10; settling N's track as S's card lost N's play.
+    spots = {"N": (640, 300), "S": (640, 440)}
+    rules = Rules()
+    tracker = PlayTracker(seat_of, zone_of, rules, TrackerConfig(max_wait_s=1.0), play_spots=spots)
+    n_card = [card_at(642, 302, [("bastoni_9", p), ("bastoni_8", 0.05)]) for p in (0.88, 0.84, 0.82, 0.86)]
+    assert run(tracker, n_card) == []  # still being read
+    pending = tracker.missed_since(0.0)
+    assert pending is not None
+    tracker.settle(pending.id, "bastoni_10", "S")
+    rules.played.add("bastoni_10")
+    rules.seats_played.add("S")
+    events = run(tracker, [card_at(642, 302, [("bastoni_9", 0.87), ("bastoni_8", 0.05)])] * 10, t0=0.4)
+    assert [(e["seat"], e["card"]) for e in events] == [("N", "bastoni_9")]
+
+
+def test_referee_view_excludes_the_briscola_under_the_stock_and_allows_a_card_known_in_a_hand() -> None:
+    ref = Referee()
+    ref.apply({"event": "deal", "game": "briscola-2", "seats": ["N", "S"], "trump_card": "coppe_1"})
+    view = RefereeView(ref)
+    assert not view.plausible("coppe_1")  # face up under the stock: no one holds it yet
+    assert view.plausible("coppe_2")
+    # Belotta seed 1: the turned 8S, taken by the caller, is seen yet still in S's hand; it
+    # was offered as an impossible card and S's sure 0.99 play of it went to the operator.
+    ref = Referee()
+    ref.apply({"event": "deal", "game": "belotta", "seats": ["N", "W", "S", "E"], "dealer": "W", "turned": "8S"})
+    ref.apply({"event": "contract", "seat": "S", "trump": "S"})
+    view = RefereeView(ref)
+    assert view.plausible("8S")
+    ref.apply({"event": "play", "seat": "S", "card": "8S"})
+    assert not view.plausible("8S")
+
+
+def test_reads_of_an_already_played_neighbour_do_not_dilute_a_sure_card() -> None:
+    # Belotta seed 1: W's 7C read at 0.99 (the read cache: one value) in most frames, and in a
+    # few as 7S, played a trick before, at 0.8 (a quad fitted over the 7S beside it).
+    tracker = PlayTracker(seat_of, zone_of, Rules(played=["7S"]), TrackerConfig(max_wait_s=1.0))
+    sure = [("7C", 0.99), ("7S", 0.005)]
+    over = [("7S", 0.8), ("5S", 0.05), ("7C", 0.03)]
+    reads = [over, sure, sure, sure, sure, sure, over, over, sure, sure, sure]
+    events = run(tracker, [card_at(600, 360, top) for top in reads])
+    assert [e["card"] for e in events] == ["7C"]
+    assert "uncertain" not in events[0] and events[0]["confidence"] >= 0.9
+
+
+def test_a_card_read_mostly_as_an_already_played_card_is_not_taken_for_another() -> None:
+    # the played 7S read again (its track forgotten), sometimes as 7C: no sure play of 7C
+    tracker = PlayTracker(seat_of, zone_of, Rules(played=["7S"]), TrackerConfig(max_wait_s=1.0))
+    sure = [("7C", 0.99), ("7S", 0.005)]
+    over = [("7S", 0.8), ("5S", 0.05), ("7C", 0.03)]
+    events = run(tracker, [card_at(600, 360, top) for top in [over, sure, over, over, sure, over] * 2])
+    assert all(e.get("uncertain") or e["confidence"] < 0.8 for e in events)
+
+
+def test_another_seats_card_laid_over_a_played_card_is_its_own_play() -> None:
+    # Briscola chiamata seed 1 (five seats, tricks overlap a lot): E's bastoni_5, read at
+    # 0.94-0.99 for two seconds 38 px from D's played bastoni_4, was swallowed by it.
+    spots = {"D": (626, 330), "E": (610, 392)}
+    rules = Rules()
+    tracker = PlayTracker(seat_of, zone_of, rules, play_spots=spots)
+    first = run(tracker, [card_at(626, 343, [("bastoni_4", 0.97)])] * 5)
+    rules.played.add("bastoni_4")
+    rules.seats_played.add("D")
+    both = [merge(card_at(626, 346, [("bastoni_4", 0.55)]), card_at(616, 379, [("bastoni_5", p)]))
+            for p in (0.99, 0.94, 0.95, 0.92, 0.94, 0.93)]
+    later = run(tracker, both, t0=0.5)
+    assert [(e["seat"], e["card"]) for e in first + later] == [("D", "bastoni_4"), ("E", "bastoni_5")]
