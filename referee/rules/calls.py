@@ -101,6 +101,21 @@ class ViolationCall(Call):
 
 
 @dataclass(frozen=True, slots=True)
+class WithdrawnCall(Call):
+    """An earlier ``violation`` of ``seat`` (``rule``, ``trick``) no longer stands: the
+    declaration that proved it turned out false (``reason="false_declaration"``), or the play it
+    came with was taken back (``reason="undo"``).  The table was told of it, so it is told
+    it is withdrawn."""
+
+    call: ClassVar[str] = "withdrawn"
+    seat: str
+    rule: str
+    trick: int
+    detail: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class DealEndCall(Call):
     """Card points per team, the deal's winner (``None`` = tie/void), game-specific extras."""
 

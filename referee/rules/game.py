@@ -62,6 +62,10 @@ class Game(ABC):
     dealer_draw: ClassVar[bool] = False
     #: the deal always passes to :meth:`next_dealer`; another dealer is a ``wrong_dealer``
     dealer_rotates: ClassVar[bool] = False
+    #: declared cards are not marked seen in the declarer's hand (binocolo: two copies of
+    #: each face, a meld is checked against the plays), so :meth:`contradicted` is asked about
+    #: every play, not only about cards seen or seats with cards shown
+    declarations_unseen: ClassVar[bool] = False
 
     def __init__(self, options: GameOptions | Mapping[str, Any] | None = None) -> None:
         if not isinstance(options, GameOptions):
@@ -137,6 +141,11 @@ class Game(ABC):
         the index of that declaration among the deal's ``declare`` events, which the engine
         then voids (rebuilding the deal with it marked ``"void"``), else ``None``."""
         return None
+
+    def false_declaration(self, deal: DealState, index: int) -> tuple[str, dict[str, Any]]:
+        """The rule a declaration voided by :meth:`contradicted` broke, and fields for its
+        ``violation`` call (binocolo: ``false_meld`` and the meld's kind)."""
+        return "false_declaration", {}
 
     # ----------------------------------------------------------------- tricks
     def trick_size(self, deal: DealState) -> int:

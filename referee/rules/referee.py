@@ -24,11 +24,16 @@ What the engine does for every game (games only answer the hooks of
   it, starting from the match as it was when that deal began.  Undo crosses deal boundaries:
   right after a deal ended, even once the next ``deal`` event came, it retracts the last play
   of the ended deal (the later deal's events, which that play made possible, are dropped).
+- a rebuild (undo, a declaration voided by a later play) is followed by a ``withdrawn`` call
+  for every violation the table was told of that no longer stands, and the ``violation`` call
+  again for every one that stands again, so that what was announced minus what was withdrawn
+  is always ``deal.violations``.
 """
 
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -42,6 +47,7 @@ from referee.rules.calls import (
     TurnCall,
     UndoCall,
     ViolationCall,
+    WithdrawnCall,
 )
 from referee.rules.errors import EventError, PhaseError
 from referee.rules.events import (
@@ -63,8 +69,8 @@ from referee.rules.tricks import Trick
 UNDOABLE = (PlayEvent, DeclareEvent)
 #: ended deals kept for an undo that crosses deal boundaries (bounded: long replays)
 UNDO_DEALS = 16
-#: one deal's log: (game, (match, next dealer) when it began, its accepted events)
-DealLog = tuple[Game, tuple[MatchState | None, str | None], list[Event]]
+#: one deal's log: (game, (match, next dealer) when it began, its accepted events, its state)
+DealLog = tuple[Game, tuple[MatchState | None, str | None], list[Event], DealState]
 
 
 def violation(
@@ -74,6 +80,13 @@ def violation(
     number = deal.trick_number if trick is None else trick
     deal.violations.append((seat, rule, number))
     return ViolationCall(seat=seat, rule=rule, trick=number, detail=detail, **extra)
+
+
+def rejected(deal: DealState, seat: str, rule: str, detail: str, **extra: Any) -> list[Call]:
+    """A play reported and NOT recorded (a misread): its violation, remembered as such."""
+    call = violation(deal, seat, rule, detail, **extra)
+    deal.rejected.append(deal.violations[-1])
+    return [call]
 
 
 def prove(deal: DealState, seat: str, card: Card) -> list[Call]:
@@ -238,7 +251,7 @@ class Referee:
         try:
             calls = game.handle_event(deal, ev)
         except RefereeError:
-            self._rebuild(self._deal_events)  # the game may have half-changed the deal
+            self._rebuild(self._deal_events, self.deal)  # the game may have half-changed it
             raise
         self._deal_events.append(ev)
         if self._settle(game, deal, calls):
@@ -307,7 +320,7 @@ class Referee:
         calls.extend(game.start_deal(deal, ev))  # raises before anything is committed
         snapshot = (_copy_match(match), self._next_dealer)
         if self.deal is not None and self.game is not None:
-            self._history.append((self.game, self._snapshot, self._deal_events))
+            self._history.append((self.game, self._snapshot, self._deal_events, self.deal))
             del self._history[:-UNDO_DEALS]
         self.game, self.match, self.deal = game, match, deal
         self._snapshot = snapshot
@@ -389,28 +402,26 @@ class Referee:
         assert trick is not None
         card = _deck_card(game, ev.card)
         if card is None:
-            return [
-                violation(
-                    deal,
-                    seat,
-                    "bad_card",
-                    f"{ev.card!r} is not a card of the {game.deck.name} deck",
-                    card=ev.card,
-                )
-            ]
+            return rejected(
+                deal,
+                seat,
+                "bad_card",
+                f"{ev.card!r} is not a card of the {game.deck.name} deck",
+                card=ev.card,
+            )
         if _has_played(trick, seat):
-            return [
-                violation(
-                    deal,
-                    seat,
-                    "out_of_turn",
-                    f"{seat} already played to trick {trick.number}; {card.code} ignored",
-                    card=card.code,
-                    expected=deal.turn,
-                )
-            ]
+            return rejected(
+                deal,
+                seat,
+                "out_of_turn",
+                f"{seat} already played to trick {trick.number}; {card.code} ignored",
+                card=card.code,
+                expected=deal.turn,
+            )
         in_known = card in deal.known[seat]
-        if not in_known and (deal.known[seat] or deal.seen[card] >= game.deck.copies):
+        if not in_known and (
+            deal.known[seat] or deal.seen[card] >= game.deck.copies or game.declarations_unseen
+        ):
             void = game.contradicted(deal, seat, card)
             if void is not None:
                 return self._void_declaration(void, ev, card)
@@ -421,22 +432,27 @@ class Referee:
                 else game.unavailable(deal, seat, card)
             )
             if why_not is not None:
-                return [violation(deal, seat, "duplicate_card", why_not, card=card.code)]
+                return rejected(deal, seat, "duplicate_card", why_not, card=card.code)
         self._deal_events.append(ev)
         return self._record(game, deal, trick, seat, card, in_known)
 
     def _void_declaration(self, index: int, ev: PlayEvent, card: Card) -> list[Call]:
         """The play ``ev`` contradicts the ``index``-th declaration of the deal: rebuild the
         deal with that declaration void (its cards not in any hand, nothing they proved), report
-        it as a ``false_declaration``, then take the play as if the declaration never was."""
+        it as a ``false_declaration``, withdraw the violations only it proved, then take the
+        play as if the declaration never was."""
         at = [i for i, e in enumerate(self._deal_events) if isinstance(e, DeclareEvent)][index]
         old = self._deal_events[at]
         assert isinstance(old, DeclareEvent)
         events = list(self._deal_events)
         events[at] = DeclareEvent(old.seat, old.cards, {**old.raw, "void": True})
-        self._rebuild(events)
-        assert self.deal is not None
         cards = " ".join(old.cards)
+        assert self.game is not None and self.deal is not None
+        rule, fields = self.game.false_declaration(self.deal, index)
+        restated = self._rebuild(
+            events, self.deal, rule, f"{old.seat}'s declaration of {cards} is void"
+        )
+        assert self.deal is not None
         why = (
             f"{ev.seat} played {card.code}"
             if ev.seat != old.seat
@@ -445,13 +461,13 @@ class Referee:
         call = violation(
             self.deal,
             old.seat,
-            "false_declaration",
+            rule,
             f"{old.seat} declared {cards} but {why}: the declaration is void",
             card=cards,
             proof=card.code,
-            extra={"cards": list(old.cards)},
+            extra={**fields, "cards": list(old.cards)},
         )
-        return [call, *self._play(ev)]
+        return [call, *restated, *self._play(ev)]
 
     def _record(
         self, game: Game, deal: DealState, trick: Trick, seat: str, card: Card, in_known: bool
@@ -549,7 +565,8 @@ class Referee:
     def _undo(self) -> list[Call]:
         if self.deal is None or self.game is None:
             raise PhaseError("nothing to undo: no deal in progress")
-        logs: list[DealLog] = [*self._history, (self.game, self._snapshot, self._deal_events)]
+        current: DealLog = (self.game, self._snapshot, self._deal_events, self.deal)
+        logs: list[DealLog] = [*self._history, current]
         for k in range(len(logs) - 1, -1, -1):
             events = logs[k][2]
             last = next(
@@ -560,31 +577,72 @@ class Referee:
                 break
         else:
             raise PhaseError(f"nothing to undo: no card played yet in deal {self.deal.number}")
-        game, snapshot, events = logs[k]
+        game, snapshot, events = logs[k][:3]
+        before = logs[k][3]
         undone = events[last]
         later = [ev for log in logs[k + 1 :] for ev in log[2]]
         self._history = self._history[:k]
         self.game, self._snapshot = game, snapshot
+        undo = _undo_call(undone)
+        what = f"{undo.seat}'s " + (f"play of {undo.card}" if undo.card else "declaration")
         # declarations voided by a play come back as declared: the replay voids again those
         # that the remaining plays still contradict
-        self._rebuild([_unvoided(ev) for ev in events[:last] + events[last + 1 :] + later])
-        calls: list[Call] = [_undo_call(undone)]
+        restated = self._rebuild(
+            [_unvoided(ev) for ev in events[:last] + events[last + 1 :] + later],
+            before,
+            "undo",
+            f"{what} was taken back",
+        )
+        calls: list[Call] = [undo, *restated]
         if self.turn is not None:
             calls.append(TurnCall(self.turn))
         return calls
 
-    def _rebuild(self, events: list[Event]) -> None:
+    def _rebuild(
+        self, events: list[Event], before: DealState | None, reason: str = "", why: str = ""
+    ) -> list[Call]:
         """Replay ``events`` (a deal's, perhaps followed by later deals') from the match as it
-        was when their first deal began (``self._snapshot``)."""
+        was when their first deal began (``self._snapshot``).  ``before``: that deal as it was;
+        returns what the table must be told of its violations that changed (``reason`` and
+        ``why`` say what changed them)."""
         match, next_dealer = self._snapshot
         self.match = None if match is None else _copy_match(match)
         self._next_dealer = next_dealer
         self.deal = None
+        calls: list[Call] = []
         for ev in events:
             try:
-                self.apply(ev)
+                calls += self.apply(ev)
             except RefereeError:
                 continue  # an event the retracted play made valid is dropped with it
+        after = self.deal
+        if before is None or after is None or after.number != before.number:
+            return []
+        after.violations += before.rejected  # misreads were reported; no event replays them
+        after.rejected += before.rejected
+        return _restated(before, after, calls, reason, why)
+
+
+def _restated(
+    before: DealState, after: DealState, replayed: list[Call], reason: str, why: str
+) -> list[Call]:
+    """``withdrawn`` for each violation of ``before`` that ``after`` no longer has; the
+    (replayed) ``violation`` call again for each one ``after`` has and ``before`` had not."""
+    now = Counter(after.violations)
+    gone = Counter(before.violations) - now
+    back = now - Counter(before.violations)
+    calls: list[Call] = []
+    for seat, rule, trick in before.violations:
+        if gone[seat, rule, trick] > 0:
+            gone[seat, rule, trick] -= 1
+            detail = f"{seat}'s {rule} in trick {trick} no longer stands: {why}"
+            calls.append(WithdrawnCall(seat, rule, trick, detail, reason))
+    again: list[Call] = []
+    for call in reversed(replayed):
+        if isinstance(call, ViolationCall) and back[call.seat, call.rule, call.trick] > 0:
+            back[call.seat, call.rule, call.trick] -= 1
+            again.append(call)
+    return calls + again[::-1]
 
 
 def _unvoided(ev: Event) -> Event:

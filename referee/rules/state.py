@@ -81,6 +81,9 @@ class DealState:
     points: dict[str, int] = field(default_factory=dict)  #: card points each seat took
     pending: dict[str, list[PendingObligation]] = field(default_factory=dict)
     violations: list[tuple[str, str, int]] = field(default_factory=list)  #: (seat, rule, trick)
+    #: violations of plays that were reported and not recorded (misreads: bad or duplicate
+    #: card, a second card in one trick); no event replays them, so a rebuild carries them over
+    rejected: list[tuple[str, str, int]] = field(default_factory=list)
     last_winner: str | None = None  #: who took the last completed trick
     result: DealResult | None = None
     extra: dict[str, Any] = field(default_factory=dict)  #: the game's own per-deal data

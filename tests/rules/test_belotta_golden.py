@@ -6,7 +6,8 @@ Cases: ``irregular`` (hand-made hands: via order and round errors, declarations 
 and one invalid, a misread undone, the turned card played by another seat, a revoke proven by
 a declared card, the deal scored with declarations); ``redeal-turned-jack`` (rule 1e, then a
 random legal deal by the next dealer); ``match-to-41`` (dealer draw, random legal deals to
-``match_end`` with option ``target``).
+``match_end`` with option ``target``); ``false-declaration`` (rule 3f: a revoke proven only by a
+declaration that S's play voids is withdrawn, the undo of that play calls it again).
 """
 
 from __future__ import annotations
@@ -25,7 +26,19 @@ def test_golden_game(case: str) -> None:
 
 
 def test_golden_cases_exist() -> None:
-    assert {"irregular", "redeal-turned-jack", "match-to-41"} <= set(CASES)
+    assert {"irregular", "redeal-turned-jack", "match-to-41", "false-declaration"} <= set(CASES)
+
+
+def test_false_declaration_withdraws_the_revoke_it_proved() -> None:
+    calls, rejected = replay("false-declaration")
+    assert rejected == 0
+    told = [(c["call"], c.get("rule")) for c in calls if c["call"] in ("violation", "withdrawn", "undo")]
+    assert told == [
+        ("violation", "revoke"),
+        ("violation", "false_declaration"), ("withdrawn", "revoke"),
+        ("undo", None), ("withdrawn", "false_declaration"), ("violation", "revoke"),
+        ("violation", "false_declaration"), ("withdrawn", "revoke"),
+    ]
 
 
 def test_irregular_game_reports_what_was_wrong() -> None:

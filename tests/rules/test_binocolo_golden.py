@@ -24,7 +24,22 @@ def test_golden_game(case: str) -> None:
 
 
 def test_golden_cases_exist() -> None:
-    assert set(CASES) == {"deal-4", "match-3-to-40", "irregular"}
+    assert set(CASES) == {"deal-4", "match-3-to-40", "irregular", "false-meld"}
+
+
+def test_golden_false_meld_withdraws_the_revoke_it_proved() -> None:
+    """W's coppia KH QH "proves" W's revoke at once; E's KH (both kings elsewhere) shows the
+    meld false: the revoke is withdrawn; the undo of E's KH calls it again, and the same KH
+    read again withdraws it again."""
+    calls, rejected = replay("false-meld")
+    assert rejected == 0
+    told = [(c["call"], c.get("rule"), c.get("reason")) for c in calls if c["call"] in ("violation", "withdrawn", "undo")]
+    assert told == [
+        ("violation", "revoke", None),
+        ("violation", "false_meld", None), ("withdrawn", "revoke", "false_meld"),
+        ("undo", None, None), ("withdrawn", "false_meld", "undo"), ("violation", "revoke", None),
+        ("violation", "false_meld", None), ("withdrawn", "revoke", "false_meld"),
+    ]
 
 
 def test_golden_deal_4_idle_defender_melds_do_not_count() -> None:

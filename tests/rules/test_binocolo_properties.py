@@ -141,9 +141,12 @@ def test_an_injected_false_meld_is_reported_and_not_counted(seed: int, pick: int
     found = [c for c in calls if c["call"] == "violation"]
     nine = f"9{calls[-1]['trump']}"
     assert [(v["seat"], v["kind"]) for v in found if v["rule"] == "false_meld"] == [(liar, "nove")]
-    # The lie also "proves" plays the nine would have made illegal (the seat claimed it).
+    # The lie also "proves" plays the nine would have made illegal (the seat claimed it) until
+    # the meld is shown false: then they are withdrawn (the deal is otherwise legal).
     others = [v for v in found if v["rule"] != "false_meld"]
     assert all(v["seat"] == liar and v["proof"] == nine for v in others)
+    taken_back = [(c["seat"], c["rule"], c["trick"]) for c in calls if c["call"] == "withdrawn"]
+    assert sorted(taken_back) == sorted((v["seat"], v["rule"], v["trick"]) for v in others)
     end = calls[-1]
     assert end["melds"] == [{"seat": liar, "kind": "nove", "points": 1, "cards": [nine], "counted": False}]
     assert end["meld_points"][liar] == 0

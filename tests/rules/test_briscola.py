@@ -446,7 +446,11 @@ def test_torneo_10_undo_of_a_misread_out_of_turn_card_restores_the_game() -> Non
     calls(ref, play("N", "coppe_1"), play("S", "coppe_3"))
     assert ref.result is not None and ref.match is not None and ref.match.deals == 1
     out = calls(ref, {"event": "undo"})
-    assert out == [{"call": "undo", "seat": "S", "card": "coppe_3"}, {"call": "turn", "seat": "W"}]
+    assert out[0] == {"call": "undo", "seat": "S", "card": "coppe_3"} and out[-1] == {"call": "turn", "seat": "W"}
+    # the table was told of S's out of turn card (and its forfeit): it is withdrawn with the card
+    assert [(c["call"], c["seat"], c["rule"], c["trick"], c["reason"]) for c in out[1:-1]] == [
+        ("withdrawn", "S", "out_of_turn", 1, "undo")
+    ]
     assert ref.result is None and ref.match.deals == 0 and ref.match.score == {"N+S": 0, "W+E": 0}
 
 

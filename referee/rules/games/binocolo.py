@@ -12,7 +12,8 @@ Rules -> code:
 - 3.1-3.8 melds arrive as ``{"event":"declare","seat":"N","cards":[...]}``; the referee works
   out the kind and value (a ``declaration`` call) and rejects cards that are no meld, or that
   the known cards make impossible (an error).  A meld whose cards its seat never plays is
-  false: a ``false_meld`` violation at the deal end, and it does not count.
+  false: a ``false_meld`` violation as soon as other seats' plays prove it (:meth:`contradicted`:
+  the engine voids it, and withdraws what it alone proved), and it does not count.
 - 4.1 11 cards each and a widow of 4 (15 and 3 with three players): :meth:`tricks_per_deal`.
 - 4.2 / 4.4 the auction is heard, not seen: its outcome arrives as
   ``{"event":"contract","seat":"N","bid":20,"trump":"S"}`` (at least 15 with four players,
@@ -47,7 +48,6 @@ from referee.rules.games.binocolo_melds import (
     MeldBook,
     classify,
     find_melds,
-    honest_melds,
 )
 from referee.rules.options import GameOptions
 from referee.rules.state import DealResult, DealState, MatchOutcome, MatchState, team_name
@@ -94,6 +94,7 @@ class Binocolo(Game):
     deck: ClassVar[Deck] = BINOCOLO_48
     options_type = BinocoloOptions
     options: BinocoloOptions
+    declarations_unseen = True  # melds are checked against the plays (on_play, contradicted)
 
     # ---------------------------------------------------------------- the contract
     def start_deal(self, deal: DealState, event: DealEvent) -> list[Call]:
@@ -177,6 +178,9 @@ class Binocolo(Game):
         cards = [parse_deck_card(self, code, "cards") for code in event.cards]
         meld = classify(event.seat, cards, deal.trump, scala_any_suit=self.options.scala == "any_suit")
         book: MeldBook = deal.extra["melds"]
+        if event.raw.get("void") is True:  # the engine's mark: later plays proved it false
+            book.add_void(meld)
+            return []
         book.add(meld, Counter(deal.extra["discard"]), self.tricks_per_deal(deal))
         # Melded cards are not marked as seen in the seat's hand (the engine's show_cards):
         # with two copies of each face, a false meld would then turn another seat's genuine
@@ -213,64 +217,43 @@ class Binocolo(Game):
         found = br.obligations(trick.cards, card, trump, self.options.card_order, self.options.overtrump)
         return [Obligation(rule, cards, _detail(rule, trick, trump)) for rule, cards in found]
 
-    def on_play(self, deal: DealState, seat: str, card: Card) -> list[Call]:
-        """A meld is false once the copies seen outside its seat leave too few for it: report
-        it the moment a play proves it.  Only plays by other seats lower what a seat can hold,
-        and every card is seen by the deal end, so every false meld is reported by then."""
+    def contradicted(self, deal: DealState, seat: str, card: Card) -> int | None:
+        """Rule 3: a meld is false once the copies seen outside its seat leave too few for it.
+        Only plays by other seats lower what a seat can hold, and every card is seen by the
+        deal end, so every false meld is found by then: the index of the first one this play
+        proves false (the engine voids it: it counts and proves nothing), else ``None``."""
         book: MeldBook = deal.extra["melds"]
-        needs = book.needs
-        if not needs:
-            return []
-        calls = self._prove_with_melds(deal, seat, needs.get(seat))
-        for holder, need in needs.items():
-            if holder != seat and card in need:
-                calls += self._false_melds(deal, holder, need, seat, card)
-        return calls
+        for holder, need in book.needs.items():
+            if holder == seat or card not in need:
+                continue
+            played = deal.played[holder]
+            if need[card] <= COPIES - deal.seen[card] - 1 + played.count(card):
+                continue  # this card's copies, the only ones this play changes, still cover it
+            # copies the holder can still have: those not seen played by others or discarded
+            capacity = Counter({c: COPIES - deal.seen[c] + played.count(c) for c in need})
+            capacity[card] -= 1
+            false = book.first_false(holder, capacity)
+            if false is not None:
+                return false
+        return None
 
-    def _prove_with_melds(self, deal: DealState, seat: str, need: Counter[Card] | None) -> list[Call]:
+    def false_declaration(self, deal: DealState, index: int) -> tuple[str, dict[str, Any]]:
+        book: MeldBook = deal.extra["melds"]
+        return FALSE_MELD, {"kind": book.melds[index].kind}
+
+    def on_play(self, deal: DealState, seat: str, card: Card) -> list[Call]:
         """Cards ``seat`` melded and has not played yet are in its hand: they prove an illegal
         play at once (the engine does this for cards shown with ``show_cards``)."""
+        book: MeldBook = deal.extra["melds"]
+        need = book.needs.get(seat)
         if not need or not deal.pending[seat]:
             return []
-        from referee.rules.referee import prove
+        from referee.rules.referee import prove  # the engine imports games lazily
 
         played = deal.played[seat]
         calls: list[Call] = []
-        for card in sorted(c for c, n in need.items() if n > played.count(c)):
-            calls += prove(deal, seat, card)
-        return calls
-
-    def _false_melds(
-        self, deal: DealState, holder: str, need: Counter[Card], seat: str, card: Card
-    ) -> list[Call]:
-        from referee.rules.referee import violation  # the engine imports games lazily
-
-        played = deal.played[holder]
-        if need[card] <= COPIES - deal.seen[card] + played.count(card):
-            return []  # only this card's capacity changed, and it still covers the melds
-        book: MeldBook = deal.extra["melds"]
-        # copies the holder can still have: those not seen played by others or discarded
-        capacity = Counter({c: COPIES - deal.seen[c] + played.count(c) for c in need})
-        reported: list[int] = deal.extra.setdefault("false_melds", [])
-        calls: list[Call] = []
-        mine = [(i, m) for i, m in enumerate(book.melds) if m.seat == holder]
-        _, false = honest_melds([m for _, m in mine], capacity, reuse_across_kinds=self._reuse)
-        for i, meld in mine:
-            if any(meld is f for f in false) and i not in reported:
-                reported.append(i)
-                codes = " ".join(c.code for c in meld.cards)
-                calls.append(
-                    violation(
-                        deal,
-                        holder,
-                        FALSE_MELD,
-                        f"{holder} melded {meld.kind} ({codes}) without the cards: "
-                        f"{seat} played {card.code} (rule 3)",
-                        card=codes,
-                        proof=card.code,
-                        extra={"kind": meld.kind, "cards": [c.code for c in meld.cards]},
-                    )
-                )
+        for held in sorted(c for c, n in need.items() if n > played.count(c)):
+            calls += prove(deal, seat, held)
         return calls
 
     # ---------------------------------------------------------------- scoring
@@ -285,7 +268,7 @@ class Binocolo(Game):
             deal.extra["bid"],
             records,
             deal.extra["discard"],
-            book.melds,
+            book.live(),
             bestia=self.options.bestia,
             declarer_scores=self.options.declarer_scores,
             reuse_across_kinds=self._reuse,

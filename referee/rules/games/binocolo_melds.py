@@ -120,12 +120,19 @@ class MeldBook:
     """Every meld of one deal, checked against the two copies of each face as it arrives."""
 
     reuse_across_kinds: bool = True
+    #: every meld in declaration order (the i-th ``declare`` event of the deal), void ones too
     melds: list[Meld] = field(default_factory=list)
-    #: seat -> copies of each face its melds need (:func:`copies_needed`), kept up to date
+    #: seat -> copies of each face its live melds need (:func:`copies_needed`), kept up to date
     needs: dict[str, Counter[Card]] = field(default_factory=dict)
+    #: indices into :attr:`melds` of melds later plays proved false: they need and prove nothing
+    void: list[int] = field(default_factory=list)
 
     def seat_melds(self, seat: str) -> list[Meld]:
-        return [m for m in self.melds if m.seat == seat]
+        """``seat``'s live (not void) melds."""
+        return [m for i, m in enumerate(self.melds) if m.seat == seat and i not in self.void]
+
+    def live(self) -> list[Meld]:
+        return [m for i, m in enumerate(self.melds) if i not in self.void]
 
     def check(self, meld: Meld, known: Counter[Card], hand: int | None = None) -> Counter[Card]:
         """Raise :class:`MeldError` if ``meld`` cannot be held given every card already known;
@@ -154,6 +161,18 @@ class MeldBook:
     def add(self, meld: Meld, known: Counter[Card], hand: int | None = None) -> None:
         self.needs[meld.seat] = self.check(meld, known, hand)
         self.melds.append(meld)
+
+    def add_void(self, meld: Meld) -> None:
+        """A meld the engine voided (rule 3: later plays proved its seat never held it)."""
+        self.void.append(len(self.melds))
+        self.melds.append(meld)
+
+    def first_false(self, seat: str, capacity: Counter[Card]) -> int | None:
+        """The index of ``seat``'s first live meld that ``capacity`` (copies of each face the
+        seat can still hold) cannot cover, in declaration order (:func:`honest_melds`)."""
+        mine = [(i, m) for i, m in enumerate(self.melds) if m.seat == seat and i not in self.void]
+        _, false = honest_melds([m for _, m in mine], capacity, reuse_across_kinds=self.reuse_across_kinds)
+        return next((i for i, m in mine if any(m is f for f in false)), None)
 
 
 def honest_melds(
