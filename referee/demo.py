@@ -264,8 +264,12 @@ def run_demo(
     video: bool = True,
     quiet: bool = False,
     oracle: bool = False,
+    record: Path | None = None,
 ) -> DemoResult:
-    """Simulate, referee and record one deal; see the module docstring."""
+    """Simulate, referee and record one deal; see the module docstring.
+
+    ``record``: also save every frame's detections (and the truth) to this file, to replay
+    the tracker and the arbiter on them in seconds (:func:`replay_demo`)."""
     from referee.vision.calibrate import calibrate_image
     from referee.vision.layout import LayoutError
     from referee.vision.simulator.video import simulate_game
@@ -300,9 +304,13 @@ def run_demo(
     writer = _VideoWriter(out / "annotated.mp4", fps) if video else None
     screens = _ScreenWriter(out / "screens", say)
     last_call = ""
+    timed_events: list[tuple[float, list[Event]]] = []
+    if record is not None and isinstance(stage, WatchStepper):
+        stage.live.record = []
     for frame in _chain(first, frames):
         ref.now = frame.t
         result.truth_events.extend(frame.events)
+        timed_events.append((frame.t, list(frame.events)))
         for call in stage.step(frame):
             result.calls.append(call)
             screens.add(call)
@@ -327,7 +335,86 @@ def run_demo(
     result.seconds = time.perf_counter() - started
     result.truth_plays = [(p.seat, p.card) for p in sim.plays]
     result.truth_calls = sim.truth_calls()
+    if record is not None and isinstance(stage, WatchStepper) and stage.live.record is not None:
+        _save_recording(record, Recording(sim.game, tuple(sim.seats), list(sim.plays), result.truth_calls, layout,
+                                          timed_events, stage.live.record, stage.name, family))
     _summary(result, say)
+    return result
+
+
+# ---- record and replay --------------------------------------------------------------------------
+@dataclass
+class Recording:
+    """One deal's detections and truth (``run_demo(record=...)``), for :func:`replay_demo`."""
+
+    game: str
+    seats: tuple[str, ...]
+    plays: list[Any]  # PlayTruth
+    truth_calls: list[Call]
+    layout: Any
+    frames: list[tuple[float, list[Event]]]  # each frame's time and the simulation's events
+    detections: list[tuple[float, Any]]  # each frame's time and Detections
+    vision: str
+    family: str
+
+
+def _save_recording(path: Path, recording: Recording) -> None:
+    import pickle  # a local cache the benchmark wrote itself, read back by the same code
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(pickle.dumps(recording))
+
+
+class _NoRecogniser:
+    """A replay reads no crops: its detections were recorded already identified."""
+
+    input_size = (64, 100)
+
+    def classify(self, crops: Sequence[Any]) -> list[Any]:
+        raise RefereeError("replay: the recogniser must not be needed")
+
+
+@dataclass
+class _ReplayFrame:
+    t: float
+    events: list[Event]
+    image: Any = None
+
+
+def replay_demo(path: Path) -> DemoResult:
+    """Referee a recorded deal again from its detections: the tracker, the arbiter and the
+    simulated operator as in :func:`run_demo`, without rendering or recognition (seconds, not
+    minutes: ``vision_e2e.py --replay``).  A file this code did not write is refused."""
+    import pickle
+
+    from referee.vision.live import LiveVision, ReplayedVision
+    from referee.vision.watch import WatchLoop
+
+    started = time.perf_counter()
+    try:
+        recording = pickle.loads(path.read_bytes())
+    except (OSError, pickle.UnpicklingError, EOFError, AttributeError) as exc:
+        raise RefereeError(f"replay: cannot read {path}: {exc}") from exc
+    if not isinstance(recording, Recording):
+        raise RefereeError(f"replay: {path} is not a recording of vision_e2e.py --record")
+    ref = RecordingReferee()
+    live = ReplayedVision(LiveVision.create(recording.layout, _NoRecogniser(), ref, apply_plays=False),
+                          recording.detections)
+    live.name = recording.vision
+    loop = WatchLoop(live, ref, recording.game, recording.seats)
+    stage = WatchStepper(loop, live, SimOperator(recording.plays, ref))
+    result = DemoResult(vision=f"{recording.vision} (replayed)")
+    for t, events in recording.frames:
+        ref.now = t
+        result.truth_events.extend(events)
+        result.calls += stage.step(_ReplayFrame(t, events))
+        result.frames += 1
+    result.events = ref.fed
+    result.delays = _delays(ref, recording.plays)
+    result.confirms, result.refused = stage.operator.asked, stage.operator.refused
+    result.truth_plays = [(p.seat, p.card) for p in recording.plays]
+    result.truth_calls = recording.truth_calls
+    result.seconds = time.perf_counter() - started
     return result
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -123,3 +124,49 @@ def test_simulated_operator_knows_a_double_deck_card_laid_twice() -> None:
     operator = SimOperator([PlayTruth("W", "10S", 1.0, 1), PlayTruth("W", "10S", 20.0, 3)], ref)
     operator.ask({"call": "confirm", "seat": "W", "card": "10S"}, t=21.0)  # binocolo: two of each card
     assert operator.answers() == [{"event": "confirm", "card": "10S"}] and operator.refused == 0
+
+
+def _card_at(layout: Any, seat: str, code: str, p: float) -> Any:
+    import numpy as np
+
+    from referee.vision.detections import Detections
+
+    x, y = (float(v) for v in layout.to_image([layout.play_spot(seat)])[0])
+    quad = np.array([[[x - 35, y - 55], [x + 35, y - 55], [x + 35, y + 55], [x - 35, y + 55]]], np.float32)
+    return Detections(quad=quad, card=np.array([code], object), confidence=np.array([p], np.float32), top=[[(code, p)]])
+
+
+def test_a_recorded_deal_replays_through_tracker_arbiter_and_operator(tmp_path: Path) -> None:
+    import numpy as np
+
+    from referee.demo import Recording, _save_recording, replay_demo
+    from referee.vision.detections import Detections
+    from referee.vision.layout import TableLayout
+    from referee.vision.simulator.video import PlayTruth
+
+    layout = TableLayout.default(["N", "S"])
+    deal = {"event": "deal", "game": "briscola-2", "seats": ["N", "S"], "dealer": "S", "trump_card": "coppe_1"}
+    n_card, s_card = _card_at(layout, "N", "spade_3", 0.97), _card_at(layout, "S", "spade_5", 0.55)
+    both = Detections(quad=np.concatenate([n_card.quad, s_card.quad]), card=np.array(["spade_3", "spade_5"], object),
+                      confidence=np.array([0.97, 0.55], np.float32), top=[*n_card.top, *s_card.top])
+    dets = [Detections.empty()] * 3 + [n_card] * 12 + [both] * 15
+    times = [round(i / 10, 3) for i in range(len(dets))]
+    recording = Recording(
+        game="briscola-2", seats=("N", "S"), plays=[PlayTruth("N", "spade_3", 0.3, 1), PlayTruth("S", "spade_5", 1.5, 1)],
+        truth_calls=[], layout=layout, frames=[(t, [deal] if i == 0 else []) for i, t in enumerate(times)],
+        detections=list(zip(times, dets, strict=True)), vision="test", family="italian")
+    _save_recording(tmp_path / "deal.pkl", recording)
+    result = replay_demo(tmp_path / "deal.pkl")
+    plays = [(e["seat"], e["card"]) for e in result.events if e["event"] == "play"]
+    assert plays == [("N", "spade_3"), ("S", "spade_5")]
+    assert result.confirms == 1 and result.refused == 0  # S's weak read was asked, the operator said yes
+    assert any(c.get("call") == "trick" and c["winner"] == "N" for c in result.calls)  # the 3 beats the 5
+
+
+def test_replay_refuses_a_file_it_did_not_write(tmp_path: Path) -> None:
+    from referee.demo import replay_demo
+    from referee.errors import RefereeError
+
+    (tmp_path / "x.pkl").write_bytes(b"not a pickle")
+    with pytest.raises(RefereeError, match=r"x\.pkl"):
+        replay_demo(tmp_path / "x.pkl")

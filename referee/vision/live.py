@@ -58,6 +58,8 @@ class LiveVision:
         self.last = Detections.empty()
         self.timings_ms: list[float] = []
         self._frames = 0
+        #: each frame's (time, detections) when set to a list (``vision_e2e.py --record``)
+        self.record: list[tuple[float, Detections]] | None = None
 
     @classmethod
     def create(
@@ -87,6 +89,19 @@ class LiveVision:
             if self.apply_plays:
                 self._apply(event)
         start = time.perf_counter()
+        dets = self.detect(image)
+        self.timings_ms.append((time.perf_counter() - start) * 1000)
+        self.last = dets
+        if self.record is not None:
+            self.record.append((t, dets))
+        plays = self.tracker.update(dets, t)
+        if self.apply_plays:
+            for play in plays:
+                self._apply(play)
+        return plays
+
+    def detect(self, image: Image) -> Detections:
+        """One frame's identified cards (the pipeline's part of :meth:`update`)."""
         finder = self.pipeline.finder
         self._frames += 1
         searching = not finder.observed and finder.config.card_height is None
@@ -96,15 +111,9 @@ class LiveVision:
             dets = self.pipeline.find_card_size(image)
         else:
             dets = self.pipeline.process(image)
-        self.timings_ms.append((time.perf_counter() - start) * 1000)
-        self.last = dets
         sure = dets[dets.confidence >= 0.9]
         self.pipeline.finder.observe(sure.quad)  # cards do not change size: learn it once seen
-        plays = self.tracker.update(dets, t)
-        if self.apply_plays:
-            for play in plays:
-                self._apply(play)
-        return plays
+        return dets
 
     def seen(self) -> list[SeenCard]:
         return [SeenCard(str(c), q, float(p)) for c, q, p in zip(self.last.card, self.last.quad, self.last.confidence, strict=True)]
@@ -113,6 +122,33 @@ class LiveVision:
         # The caller's own referee reports bad events; this one only mirrors the deal.
         with contextlib.suppress(RefereeError):
             self.referee.apply(event)
+
+
+class ReplayedVision(LiveVision):
+    """:class:`LiveVision` fed the detections a earlier run recorded (``LiveVision.record``)
+    instead of running the pipeline: the tracker and everything after it, in seconds instead
+    of minutes per deal (``vision_e2e.py --replay``).  The detections do not depend on the
+    tracker, so a replay decides exactly as a live run with the same detections would."""
+
+    def __init__(self, live: LiveVision, detections: Sequence[tuple[float, Detections]]) -> None:
+        super().__init__(live.pipeline, live.tracker, live.referee, live.apply_plays)
+        self.name = live.name
+        self._recorded = list(detections)
+        self._next = 0
+        self._t = 0.0
+
+    def update(self, image: Image, t: float, operator_events: Sequence[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
+        self._t = t  # the image is not looked at (a replay's frames have none)
+        return super().update(image, t, operator_events)
+
+    def detect(self, image: Image) -> Detections:
+        if self._next >= len(self._recorded):
+            raise RefereeError(f"replay: no recorded detections left for the frame at {self._t:.2f} s")
+        t, dets = self._recorded[self._next]
+        if abs(t - self._t) > 1e-6:
+            raise RefereeError(f"replay: recorded frame at {t:.2f} s, asked for {self._t:.2f} s")
+        self._next += 1
+        return dets
 
 
 def _play_spots(layout: LayoutLike) -> dict[str, tuple[float, float]]:

@@ -358,8 +358,13 @@ class PlayTracker:
     def _absorbed(self, point: Point, t: float, read: tuple[str, float]) -> bool:
         """A read of a played card's own spot: whatever it reads as now (half hidden under the
         next card, blurred by a hand, the finder's quad drifting), it is that card, not a new one
-        (unless it is the next trick's card laid where a gathered one lay)."""
+        (unless it is the next trick's card laid where a gathered one lay).  Of several played
+        cards near, the one it reads as, else the nearest, keeps being seen: briscola-2 seed 2's
+        last trick, N's bastoni_2 read every frame on N's spot kept alive the spade_10 the
+        operator had named there a trick before, so the trick seemed gathered and S's card,
+        read surely, became a question."""
         cfg = self.config
+        near: list[tuple[bool, float, Track]] = []
         for track in self.tracks:
             if track.played is None:
                 continue
@@ -367,15 +372,17 @@ class PlayTracker:
             if self._replaced(track, read[0], float(read[1]), t, point):
                 continue
             size = self._card(track)
-            near = d < cfg.same_card * size
-            if not near and d < cfg.same_seat_reach * size and track.seat is not None:
-                near = self._seat_of_spot(point, use_turn=False) == track.seat
-            if near:
-                track.last_t = t
-                if read[0] == track.played:
-                    track.self_t = t
-                return True
-        return False
+            if d < cfg.same_card * size or (
+                    d < cfg.same_seat_reach * size and track.seat is not None
+                    and self._seat_of_spot(point, use_turn=False) == track.seat):
+                near.append((track.played != read[0], d, track))
+        if not near:
+            return False
+        track = min(near, key=lambda n: (n[0], n[1]))[2]
+        track.last_t = t
+        if read[0] == track.played:
+            track.self_t = t
+        return True
 
     def _replaced(self, old: Track, card: str, p: float, t: float, point: Point) -> bool:
         """Whether a sure read of ``card`` at ``point`` near played ``old`` is another card: one

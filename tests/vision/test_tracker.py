@@ -514,3 +514,20 @@ def test_another_seats_card_laid_over_a_played_card_is_its_own_play() -> None:
             for p in (0.99, 0.94, 0.95, 0.92, 0.94, 0.93)]
     later = run(tracker, both, t0=0.5)
     assert [(e["seat"], e["card"]) for e in first + later] == [("D", "bastoni_4"), ("E", "bastoni_5")]
+
+
+def test_a_played_card_read_on_its_spot_keeps_its_own_trick_on_the_table() -> None:
+    # Briscola-2 seed 2, last trick: N's bastoni_2, read every frame, kept alive the spade_10
+    # the operator had named on N's spot a trick before (first in the list), so bastoni_2's
+    # trick seemed gathered and S's next card, read surely, became a missed-play question.
+    spots = {"N": (640, 300), "S": (640, 440)}
+    rules = Rules()
+    tracker = PlayTracker(seat_of, zone_of, rules, play_spots=spots)
+    tracker.settle(None, "spade_10", "N")
+    rules.played.add("spade_10")
+    rules.trick = 2
+    first = run(tracker, [card_at(636, 296, [("bastoni_2", 0.96)])] * 5, t0=0.5)
+    rules.played.add("bastoni_2")
+    run(tracker, [card_at(636, 296, [("bastoni_2", 0.96)])] * 20, t0=1.0)
+    assert [e["card"] for e in first] == ["bastoni_2"]
+    assert tracker.trick_on_table(["bastoni_2"])
