@@ -71,8 +71,11 @@ class Signals:
     """Seat LEDs, violation LED and buzzer, driven by intent (``turn``, ``violation``...).
 
     gpiozero devices are not safe to drive from several threads at once, so every device call
-    happens under one lock and patterns run as gpiozero background blinks; a timer shows the
-    turn again when a finite seat pattern has ended (unless something newer was shown).
+    happens under one lock. Endless patterns (an unsure card, a fault) are gpiozero background
+    blinks; a finite one runs on a thread of ours that sets each on and off in turn, so a seat
+    pattern shows the turn again right after its own last blink, however late the thread runs
+    (a timer at a fixed delay raced the blink under load and cut it short). A newer pattern on
+    a device, or on the seat LEDs, stops an older one at its next step.
     """
 
     def __init__(
@@ -92,34 +95,59 @@ class Signals:
         self._generation = 0  # bumps on every seat-LED command; a stale restore does nothing
         self._pattern_until = 0  # generation of the running seat pattern (0: none)
         self._lock = threading.RLock()
-        self._timers: list[threading.Timer] = []
+        self._owner: dict[Any, object] = {}  # device -> the token of its running pattern
+        self._stop = threading.Event()  # set by close(): pattern threads end at once
+        self._threads: list[threading.Thread] = []
 
     # -- patterns -------------------------------------------------------------------------
     def _blink(self, device: Any, name: str) -> None:
+        """Start pattern ``name`` on one device (call under the lock)."""
         p = PATTERNS[name]
-        on, off = p.on_s * self.scale, p.off_s * self.scale
-        if device is self.buzzer:
-            device.beep(on, off, n=p.n, background=True)
-        else:
-            device.blink(on, off, n=p.n, background=True)
+        token = self._owner[device] = object()  # an older pattern on this device stops
+        if p.n is None:  # endless: gpiozero blinks until the device is told something else
+            device.blink(p.on_s * self.scale, p.off_s * self.scale, n=None, background=True)
+            return
+        self._start(self._run_device, device, token, p)
+
+    def _start(self, target: Any, *args: Any) -> None:
+        thread = threading.Thread(target=target, args=args, daemon=True)
+        self._threads = [t for t in self._threads if t.is_alive()] + [thread]
+        thread.start()
+
+    def _steps(self, p: Blink, still_mine: Any, devices: list[Any]) -> bool:
+        """Set ``devices`` on and off ``p.n`` times while ``still_mine()``; True if it ran out."""
+        assert p.n is not None
+        for _ in range(p.n):
+            for value, seconds in ((True, p.on_s), (False, p.off_s)):
+                with self._lock:
+                    if not still_mine():
+                        return False
+                    for device in devices:
+                        device.value = value
+                if seconds and self._stop.wait(seconds * self.scale):
+                    return False
+        return True
+
+    def _run_device(self, device: Any, token: object, p: Blink) -> None:
+        self._steps(p, lambda: self._owner.get(device) is token and not self._stop.is_set(), [device])
 
     def _seat_pattern(self, seats: Iterable[str], name: str) -> None:
         """Blink these seats' LEDs (all others off), then show the turn again."""
         p = PATTERNS[name]
-        assert p.n is not None
         with self._lock:
             self._generation += 1
             generation = self._pattern_until = self._generation
             chosen = set(seats)
+            leds = [led for seat, led in self.seat_leds.items() if seat in chosen]
             for seat, led in self.seat_leds.items():
-                if seat in chosen:
-                    self._blink(led, name)
-                else:
+                self._owner.pop(led, None)
+                if seat not in chosen:
                     led.off()
-            timer = threading.Timer(p.n * (p.on_s + p.off_s) * self.scale + 0.02, self._restore, (generation,))
-            timer.daemon = True
-            self._timers.append(timer)
-            timer.start()
+            self._start(self._run_seats, generation, leds, p)
+
+    def _run_seats(self, generation: int, leds: list[Any], p: Blink) -> None:
+        self._steps(p, lambda: generation == self._generation and not self._stop.is_set(), leds)
+        self._restore(generation)
 
     def _restore(self, generation: int) -> None:
         with self._lock:
@@ -197,16 +225,15 @@ class Signals:
 
     # -- lifecycle ------------------------------------------------------------------------
     def wait_idle(self, timeout: float = 10.0) -> None:
-        """Wait until the pending turn restores have run (tests; shutdown)."""
-        for timer in list(self._timers):
-            timer.join(timeout)
-        self._timers = [t for t in self._timers if t.is_alive()]
+        """Wait until every finite pattern has ended and the turn shows again (tests; shutdown)."""
+        for thread in list(self._threads):
+            thread.join(timeout)
+        self._threads = [t for t in self._threads if t.is_alive()]
 
     def close(self) -> None:
+        self._stop.set()
         with self._lock:
             self._generation += 1
-            for timer in self._timers:
-                timer.cancel()
             for device in (*self.seat_leds.values(), self.red, self.buzzer):
                 device.close()
 

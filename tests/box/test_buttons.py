@@ -29,7 +29,9 @@ def test_press_and_hold_are_told_apart(factory: MockFactory) -> None:
     ok.drive_high()  # short press
     left = factory.pin(PINS.button_left)
     left.drive_low()
-    time.sleep(0.3)  # held past hold_s
+    deadline = time.time() + 5  # held until gpiozero's hold thread saw it (no fixed margin)
+    while len(seen) < 2 and time.time() < deadline:
+        time.sleep(0.01)
     left.drive_high()
     deadline = time.time() + 2
     while len(seen) < 2 and time.time() < deadline:

@@ -1,9 +1,12 @@
-"""Every signal's pin states through gpiozero's MockFactory (pins from the default config)."""
+"""Every signal's pin states through gpiozero's MockFactory (pins from the default config).
+
+No fixed sleeps: CI has two busy cores, so a test waits for what it checks (a finite pattern's
+end with ``wait_idle``, or a condition with a generous timeout) and then asserts exactly."""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from gpiozero.pins.mock import MockFactory
@@ -39,8 +42,11 @@ def lit(factory: MockFactory) -> set[str]:
     return {seat for seat, pin in LED.items() if factory.pin(pin).state}
 
 
-def settle(seconds: float = 0.3) -> None:
-    time.sleep(seconds)  # background blinks at time_scale=0.01 finish well within this
+def wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> None:
+    """Until ``condition()`` holds (an endless pattern has shown enough), or the timeout."""
+    deadline = time.monotonic() + timeout
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.005)
 
 
 def test_turn_lights_only_that_seat(signals: Signals, factory: MockFactory) -> None:
@@ -65,7 +71,7 @@ def test_trick_winner_blinks_three_times_then_shows_the_turn(signals: Signals, f
 def test_violation_blinks_red_and_beeps_three_times(signals: Signals, factory: MockFactory) -> None:
     signals.turn("N")
     signals.violation()
-    settle()
+    signals.wait_idle()
     assert states(factory, RED) == [False] + [True, False] * PATTERNS["violation_led"].n  # type: ignore[operator]
     assert states(factory, BUZZER) == [False, True, False, True, False, True, False]
     assert lit(factory) == {"N"}  # the turn stays shown
@@ -74,34 +80,38 @@ def test_violation_blinks_red_and_beeps_three_times(signals: Signals, factory: M
 def test_unsure_flickers_the_seat_until_confirmed(signals: Signals, factory: MockFactory) -> None:
     signals.turn("E")
     signals.unsure("W")
-    settle()
+    signals.wait_idle()  # the two chirps are over
+    wait_for(lambda: states(factory, LED["W"]).count(True) >= 5)
     assert states(factory, LED["W"]).count(True) >= 5  # still flickering: no end by itself
     assert states(factory, BUZZER) == [False, True, False, True, False]  # two chirps
     assert states(factory, RED) == [False]  # not to be confused with a violation
     signals.confirmed()
-    settle(0.05)
     assert lit(factory) == {"E"}
+    flickers = len(states(factory, LED["W"]))
+    time.sleep(0.05)  # 25 flicker periods: none may come once confirmed
+    assert len(states(factory, LED["W"])) == flickers
 
 
 def test_fault_heartbeat_until_cleared_then_turn_again(signals: Signals, factory: MockFactory) -> None:
     signals.turn("N")
     signals.fault()
-    settle()
+    signals.wait_idle()  # the long beep is over
+    wait_for(lambda: states(factory, RED).count(True) >= 2)
     assert lit(factory) == set()
     assert states(factory, RED).count(True) >= 2  # endless heartbeat
     assert states(factory, BUZZER) == [False, True, False]  # one long beep
     signals.fault_cleared()
-    settle(0.05)
     assert not factory.pin(RED).state
     assert lit(factory) == {"N"}
 
 
 def test_warning_and_time_up_beeps(factory: MockFactory) -> None:
-    signals = Signals(PINS, SEATS, pin_factory=factory, time_scale=0.1)  # 10 ms vs 60 ms beeps
+    # 50 ms vs 300 ms beeps: a thread woken late on a busy CI core does not turn them round
+    signals = Signals(PINS, SEATS, pin_factory=factory, time_scale=0.5)
     signals.warning_beep()
-    settle(0.05)
+    signals.wait_idle()
     signals.time_up()
-    settle()
+    signals.wait_idle()
     assert states(factory, BUZZER) == [False, True, False, True, False]
     gaps = [s.timestamp for s in factory.pin(BUZZER).states]  # MockPin: time since previous state
     assert gaps[4] > gaps[2]  # time up (0.6 s) is the longer beep than the warning (0.1 s)
