@@ -37,6 +37,7 @@ import numpy.typing as npt
 from referee.errors import RefereeError
 from referee.vision.detections import Detections, FloatArray, Image
 from referee.vision.outline import SizeMemo, outline_quads
+from referee.vision.refine import RefineCache, RefineConfig, white_gains
 
 Mask = npt.NDArray[np.uint8]
 #: OpenCV contours (its stubs type them loosely)
@@ -95,6 +96,8 @@ class FinderConfig:
     #: the tracker takes still cards only, and splitting costs ~10x the rest of a frame); off
     #: for single photos.
     split_when_still: bool = False
+    #: Fit every quad's sides to the card edges in the full frame (``refine.py``); None = off.
+    refine: RefineConfig | None = field(default_factory=RefineConfig)
 
 
 @dataclass(frozen=True)
@@ -116,6 +119,7 @@ class CardFinder:
     _observed: bool = False  # the size came from classified cards: trust it over blob shapes
     _fitted: SizeMemo = field(default_factory=SizeMemo)  # the size fitted to a trick's outlines
     _splits: SplitCache = field(default_factory=lambda: SplitCache())
+    _refined: RefineCache = field(default_factory=RefineCache)
 
     def find(self, image: Image, focus: FloatArray | None = None) -> Detections:
         """Card quads and crops in ``image``.  ``focus`` (a polygon in image pixels, e.g. the
@@ -150,6 +154,8 @@ class CardFinder:
         if not hyps:
             return Detections.empty()
         quads = np.stack([_portrait_order(h.quad) for h in hyps]) / scale
+        if cfg.refine is not None:
+            quads = self._refined.refine(image, quads, white_gains(small), cfg.saturation_weight, cfg.refine, self._card_size)
         crops = [rectify(image, q, cfg.crop_size) for q in quads]
         groups = np.array([h.group for h in hyps], np.int32)
         return Detections(quad=quads.astype(np.float32), crops=crops, group=groups)
@@ -171,6 +177,7 @@ class CardFinder:
         self._observed = False
         self._fitted = SizeMemo()
         self._splits = SplitCache()
+        self._refined = RefineCache()
 
     @property
     def observed(self) -> bool:
@@ -284,11 +291,9 @@ def _new_only(more: list[_Hypothesis], found: list[_Hypothesis], short: float, f
 def _white_balanced(small: Image) -> Image:
     """Scale the channels so the brightest pixels are neutral: under warm light card stock is
     cream, and its "saturation" would otherwise count against it."""
-    ref = np.percentile(small[::4, ::4].reshape(-1, 3), 98, axis=0).astype(np.float32) + 1.0
-    gains = ref.max() / ref
-    if float(gains.max()) < 1.05:  # already neutral: skip the multiply
+    gains = white_gains(small)
+    if float(gains.max()) == 1.0:  # already neutral: skip the multiply
         return small
-    gains = np.minimum(gains, 1.5)  # a cloth colour must not pass for the light's
     return np.asarray(cv2.transform(small, np.diag(gains).astype(np.float32)), np.uint8)
 
 
