@@ -25,9 +25,9 @@ play events, and the rules core referees them.  Against the simulator's truth it
     .venv/bin/python benchmarks/vision_e2e.py --seeds 1 --replay build/e2e   # tracker+arbiter only
 
 ``--replay`` referees the recorded detections again (seconds per deal instead of a minute or
-more): for changes to the play tracker, the arbiter or the operator logic.  The pipeline's
-detections vary a little from run to run (the finder works within a time budget), so a replay
-matches the recorded run, not every later live run.
+more): for changes to the play tracker, the arbiter or the operator logic.  A replay decides
+exactly as the recorded run would with today's tracker; record again after any change to the
+finder, the recogniser or the simulator (their detections are what the recording holds).
 
 Rendering plus vision costs about a minute per deal on this machine: run it with ``nice``.
 """

@@ -532,7 +532,12 @@ def score(result: DemoResult) -> Score:
     is a misread, any other leftover is a phantom.
     """
     truth = list(result.truth_plays)
-    played = [(str(e["seat"]), str(e["card"])) for e in result.events if e.get("event") == "play"]
+    played: list[tuple[str, str]] = []
+    for event in result.events:
+        if event.get("event") == "play":
+            played.append((str(event["seat"]), str(event["card"])))
+        elif event.get("event") == "undo" and played:
+            played.pop()  # a play replaced after the operator confirmed a correction
     unmatched = list(truth)
     leftovers = []
     for play in played:

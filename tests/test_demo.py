@@ -170,3 +170,14 @@ def test_replay_refuses_a_file_it_did_not_write(tmp_path: Path) -> None:
     (tmp_path / "x.pkl").write_bytes(b"not a pickle")
     with pytest.raises(RefereeError, match=r"x\.pkl"):
         replay_demo(tmp_path / "x.pkl")
+
+
+def test_a_play_taken_back_by_a_confirmed_correction_is_not_scored() -> None:
+    from referee.demo import DemoResult, score
+
+    result = DemoResult(
+        events=[{"event": "play", "seat": "N", "card": "coppe_5"}, {"event": "undo"},
+                {"event": "play", "seat": "N", "card": "coppe_6", "confirmed": True}],
+        truth_plays=[("N", "coppe_6")])
+    sc = score(result)
+    assert (sc.right, sc.misread, sc.phantom) == (1, 0, 0)

@@ -13,9 +13,14 @@ box (``referee run``, :class:`referee.box.app.Box`), so the live decisions are w
 * a trick gathered with fewer cards than seats asks about the seat on turn;
 * after the deal is over nothing on the table is a play.
 
+* a camera play with ``"correction": X`` says a card already played as X, still lying in the
+  trick in progress, now reads surely as another card: while X is still the trick's last play
+  it is asked as ``{"call": "confirm", "seat", "card", "correction": X}`` and, if the operator
+  agrees, the play of X is undone and the card named played instead; nothing changes otherwise.
+
 Operator answers: ``{"event": "confirm"}`` (yes), ``{"event": "confirm", "card": C}`` (it was
 C), ``{"event": "confirm", "accept": false}`` (no play; after a missed question the next play
-stands, out of turn or not).
+stands, out of turn or not; after a correction the play stays as it was).
 
 The arbiter applies plays through ``apply`` (the caller's: the watch loop's referee, the box's
 record) and must be told of every applied event with :meth:`PlayArbiter.note`.
@@ -109,6 +114,11 @@ class PlayArbiter:
         out: list[Event] = []
         if head.get("missed") and not event.get("accept", True) and self.queue:
             self.queue[0]["checked"] = True  # the seat on turn did not play: the next play stands
+        if head.get("correction") is not None:
+            if event.get("accept", True):
+                out += self._correct(str(head["seat"]), str(head["correction"]), str(event.get("card", head["card"])),
+                                     head.get("track"))
+            return out + self._drain()
         if event.get("accept", True):
             card = event.get("card", head["card"])
             seat = str(event.get("seat", head["seat"]))
@@ -132,7 +142,10 @@ class PlayArbiter:
         out: list[Event] = []
         while self.queue and not self.asked:
             head = self.queue[0]
-            missed = None if head.get("missed") else self._missed_question(head)
+            if head.get("correction") is not None and not self._correctable(head):
+                self.queue.pop(0)  # its trick is over (or the play was undone): too late to ask
+                continue
+            missed = None if head.get("missed") or head.get("correction") else self._missed_question(head)
             if missed is not None:
                 self.queue.insert(0, missed)
                 head = missed
@@ -143,12 +156,32 @@ class PlayArbiter:
                         "t": round(self.t, 2)}
                 if head.get("missed"):
                     call["missed"] = True  # "did this seat play?": the camera saw no clear card
+                if head.get("correction") is not None:
+                    call["correction"] = head["correction"]  # "was it this card, not that one?"
                 out.append(call)
                 break
             self.queue.pop(0)
             out += self.apply({"event": "play", "seat": head["seat"], "card": head["card"],
                                "confidence": head.get("confidence")})
         return out
+
+    def _correctable(self, head: Mapping[str, Any]) -> bool:
+        """Whether the play a correction is about is still the last play of the trick in
+        progress (later plays would have to be taken back and played again: not done)."""
+        deal = self.referee_of().deal
+        trick = deal.trick if deal is not None else None
+        return trick is not None and bool(trick.plays) and (trick.plays[-1][0], trick.plays[-1][1].code) == (
+            head["seat"], head["correction"])
+
+    def _correct(self, seat: str, was: str, card: str, track: Any) -> list[Event]:
+        """Replace ``seat``'s play of ``was``, the last of the trick in progress, by ``card``."""
+        if not self._correctable({"seat": seat, "correction": was}):
+            return [{"call": "error", "detail": f"correction: {seat}'s {was} is no longer the last play"}]
+        out = self.apply({"event": "undo"})
+        if not any(c.get("call") == "undo" and c.get("card") == was for c in out):
+            return [*out, {"call": "error", "detail": f"correction: undo did not take back {seat}'s {was}"}]
+        self.tracker.settle(int(track) if track is not None else None, card, seat)
+        return out + self.apply({"event": "play", "seat": seat, "card": card, "confirmed": True})
 
     def _missed_question(self, head: Mapping[str, Any]) -> Event | None:
         """A play from a seat not on turn: when the camera may have missed the turn seat's card

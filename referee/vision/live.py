@@ -97,7 +97,8 @@ class LiveVision:
         plays = self.tracker.update(dets, t)
         if self.apply_plays:
             for play in plays:
-                self._apply(play)
+                if play.get("correction") is None:  # a doubt about a play is the operator's to settle
+                    self._apply(play)
         return plays
 
     def detect(self, image: Image) -> Detections:

@@ -105,6 +105,10 @@ class TrackerConfig:
     finished_s: float = 6.0
     #: how long a card that lay still but never became a play counts as evidence of a missed play
     missed_memory_s: float = 30.0
+    #: a sure play read surely as another possible card this many times (distinct reads, and
+    #: twice as often as itself) on its very spot while its trick is on the table is put to the operator
+    #: again (a ``correction``); 0: never
+    doubt_reads: int = 3
     #: a played card of a finished trick not read as itself for this long no longer swallows a
     #: sure read of another possible card on its spot: the next trick's card laid there
     replaced_s: float = 0.3
@@ -131,6 +135,9 @@ class Track:
     trick: int = 0  # the rules' trick number when it was played
     rejected: bool = False  # read for long and never even a little sure: not a card
     self_t: float = 0.0  # when a played card was last read as itself (or was played, named)
+    named: bool = False  # the operator said what it is: never doubted
+    after: list[tuple[str, float]] = field(default_factory=list)  # reads on its spot once played
+    doubted: bool = False  # a correction was asked about it already
 
     last_vote: list[tuple[str, float]] = field(default_factory=list)  # this frame's read
     history: list[list[tuple[str, float]]] = field(default_factory=list)  # each frame's read
@@ -236,7 +243,7 @@ class PlayTracker:
         if not found and seat in self.play_spots:
             found = [self._on_spot(seat)]
         for track in found[:1]:
-            track.played, track.seat, track.rejected = card, seat, False
+            track.played, track.seat, track.rejected, track.named = card, seat, False, True
             track.trick = self.rules.trick_number() if self.rules is not None else 0
             track.last_t = max(track.last_t, self._now)
             track.self_t = self._now
@@ -297,7 +304,37 @@ class PlayTracker:
                 if forced is not None:
                     events.append(forced)
             events.append(event)
-        return events
+        return events + self._doubts(t)
+
+    def _doubts(self, t: float) -> list[dict[str, Any]]:
+        """Corrections: sure plays whose card, still lying in the trick in progress, has since
+        been read surely as another possible card, twice as often as itself (see
+        ``TrackerConfig.doubt_reads``).  A ``play`` event with ``"correction"``: the card it was
+        played as; the arbiter asks the operator before changing anything."""
+        cfg = self.config
+        if cfg.doubt_reads <= 0 or self.rules is None:
+            return []
+        current = self.rules.trick_number()
+        out: list[dict[str, Any]] = []
+        for track in self.tracks:
+            if track.played is None or track.named or track.doubted or track.trick != current:
+                continue
+            sure: dict[str, set[float]] = defaultdict(set)
+            for code, p in track.after:
+                if code != BACK and p >= cfg.sure_share:
+                    sure[code].add(p)
+            own = len(sure.pop(track.played, set()))
+            found = [(c, ps) for c, ps in sure.items() if len(ps) >= max(cfg.doubt_reads, 2 * own)
+                     and self._plausible(c)]
+            if not found:
+                continue
+            card, ps = max(found, key=lambda kv: len(kv[1]))
+            track.doubted = True
+            self._note(track, t, "doubt", card=card, was=track.played)
+            out.append({"event": "play", "seat": track.seat, "card": card, "correction": track.played,
+                        "confidence": round(float(np.mean(sorted(ps))), 3), "t": round(t, 3), "track": track.id,
+                        "uncertain": True, "alternatives": [track.played]})
+        return out
 
     def _undecided_before(self, track: Track) -> list[Track]:
         cfg = self.config
@@ -378,10 +415,12 @@ class PlayTracker:
                 near.append((track.played != read[0], d, track))
         if not near:
             return False
-        track = min(near, key=lambda n: (n[0], n[1]))[2]
+        _, d, track = min(near, key=lambda n: (n[0], n[1]))
         track.last_t = t
         if read[0] == track.played:
             track.self_t = t
+        if d <= cfg.still_frac * self._card(track):
+            track.after.append((str(read[0]), float(read[1])))  # the card itself, re-read
         return True
 
     def _replaced(self, old: Track, card: str, p: float, t: float, point: Point) -> bool:

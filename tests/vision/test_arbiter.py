@@ -102,3 +102,39 @@ def test_a_queued_camera_play_of_the_card_the_operator_named_is_not_played_again
     assert ref.deal is not None and ref.deal.trick is not None
     assert [(s, c.code) for s, c in ref.deal.trick.plays] == [("N", "spade_1"), ("W", "coppe_2")]
     assert arbiter.queue == [] and arbiter.question is None
+
+
+def correction(seat: str, card: str, was: str) -> dict[str, Any]:
+    return {**play(seat, card), "correction": was, "uncertain": True, "alternatives": [was], "track": 9}
+
+
+def test_a_correction_the_operator_confirms_replaces_the_last_play() -> None:
+    arbiter, ref, tracker = setup()
+    arbiter.camera([play("N", "coppe_5")], 1.0)  # a sure misread: N really laid coppe_6
+    out = arbiter.camera([correction("N", "coppe_6", "coppe_5")], 1.5)
+    assert [(c["call"], c["seat"], c["card"], c.get("correction")) for c in out] == [
+        ("confirm", "N", "coppe_6", "coppe_5")]
+    out = arbiter.answer({"event": "confirm"})
+    assert not any(c["call"] in ("error", "violation") for c in out)
+    assert ref.deal is not None and ref.deal.trick is not None
+    assert [(s, c.code) for s, c in ref.deal.trick.plays] == [("N", "coppe_6")]
+    assert tracker.settled == [(9, "coppe_6", "N")]
+
+
+def test_a_correction_the_operator_refuses_leaves_the_play_as_it_was() -> None:
+    arbiter, ref, _ = setup()
+    arbiter.camera([play("N", "coppe_5")], 1.0)
+    arbiter.camera([correction("N", "coppe_6", "coppe_5")], 1.5)
+    out = arbiter.answer({"event": "confirm", "accept": False})
+    assert out == [] and arbiter.question is None
+    assert ref.deal is not None and ref.deal.trick is not None
+    assert [(s, c.code) for s, c in ref.deal.trick.plays] == [("N", "coppe_5")]
+
+
+def test_a_correction_after_the_next_play_is_dropped_unasked() -> None:
+    arbiter, ref, _ = setup()
+    arbiter.camera([play("N", "coppe_5"), play("W", "spade_2")], 1.0)
+    out = arbiter.camera([correction("N", "coppe_6", "coppe_5")], 1.5)
+    assert out == [] and arbiter.queue == []
+    assert ref.deal is not None and ref.deal.trick is not None
+    assert [c.code for _, c in ref.deal.trick.plays] == ["coppe_5", "spade_2"]

@@ -531,3 +531,33 @@ def test_a_played_card_read_on_its_spot_keeps_its_own_trick_on_the_table() -> No
     run(tracker, [card_at(636, 296, [("bastoni_2", 0.96)])] * 20, t0=1.0)
     assert [e["card"] for e in first] == ["bastoni_2"]
     assert tracker.trick_on_table(["bastoni_2"])
+
+
+def test_a_sure_play_read_surely_as_another_card_on_its_spot_is_doubted_once() -> None:
+    rules = Rules()
+    tracker = PlayTracker(seat_of, zone_of, rules)
+    first = run(tracker, [card_at(600, 360, [("coppe_5", p)]) for p in (0.95, 0.94, 0.96, 0.95)])
+    rules.played.add("coppe_5")
+    later = run(tracker, [card_at(601, 361, [("coppe_6", p), ("coppe_5", 0.03)]) for p in (0.93, 0.95, 0.97, 0.94, 0.96)],
+                t0=0.4)
+    assert [e["card"] for e in first] == ["coppe_5"]
+    assert [(e["card"], e["correction"], e["seat"]) for e in later] == [("coppe_6", "coppe_5", first[0]["seat"])]
+
+
+def test_a_played_card_read_surely_as_itself_as_often_is_not_doubted() -> None:
+    rules = Rules()
+    tracker = PlayTracker(seat_of, zone_of, rules)
+    run(tracker, [card_at(600, 360, [("coppe_5", p)]) for p in (0.95, 0.94, 0.96, 0.95)])
+    rules.played.add("coppe_5")
+    mixed = [card_at(601, 361, [(c, p)]) for c, p in
+             [("coppe_6", 0.93), ("coppe_5", 0.97), ("coppe_6", 0.95), ("coppe_5", 0.92), ("coppe_6", 0.91), ("coppe_5", 0.99)]]
+    assert run(tracker, mixed, t0=0.4) == []
+
+
+def test_a_card_the_operator_named_is_never_doubted() -> None:
+    spots = {"N": (640, 300), "S": (640, 440)}
+    rules = Rules()
+    tracker = PlayTracker(seat_of, zone_of, rules, play_spots=spots)
+    tracker.settle(None, "coppe_5", "S")
+    rules.played.add("coppe_5")
+    assert run(tracker, [card_at(640, 440, [("coppe_6", p)]) for p in (0.93, 0.95, 0.97, 0.94)], t0=0.1) == []
