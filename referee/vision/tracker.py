@@ -74,6 +74,8 @@ class TrackerConfig:
     #: the shares above, yet its identity was never in doubt
     sure_reads: int = 3
     contrary_p: float = 0.5
+    #: ... or once the same sure read came back this many frames running (see _read_surely)
+    settled_reads: int = 5
     #: below this share even after waiting, the "card" is ignored (a hypothesis, a shadow)
     min_share: float = 0.2
     #: how long a still card may be read before an unsure vote becomes a confirm request
@@ -436,13 +438,13 @@ class PlayTracker:
         E's bastoni_8 swallowed by E's gathered spade_8).  Either way a missed-play question
         instead of a play."""
         cfg = self.config
-        if card in (old.played, BACK) or p < cfg.sure_share or not self._plausible(card):
+        if card in (old.played, BACK) or p < cfg.accept_share or not self._plausible(card):
             return False
         d = float(np.hypot(point[0] - old.centre[0], point[1] - old.centre[1]))
         if d > cfg.still_frac * self._card(old) and self._seat_of_spot(point, use_turn=False) != old.seat:
             return True
         over = self.rules is not None and old.trick < self.rules.trick_number()
-        return over and t - old.self_t >= cfg.replaced_s
+        return over and p >= cfg.sure_share and t - old.self_t >= cfg.replaced_s
 
     def _card(self, track: Track) -> float:
         """A card's long side near ``track``: the usual size of reads, never more than the
@@ -570,6 +572,11 @@ class PlayTracker:
         * ``sure_reads`` distinct reads of ``card`` at ``sure_share`` or more (identical reads
           are one: the read cache gives an unchanged crop's read again, no new evidence): the
           mean of those; or
+        * the card lay so still that its crop did not change (the read cache gave the same sure
+          read of ``card``) for ``settled_reads`` frames, at least half of its reads: reads
+          taken while it was still settling do not count against it (briscola chiamata seed
+          1: D's coppe_6 read as denari_2 and coppe_2 as the hand let go, then at 0.96 for
+          nine frames); or
         * every read but a minority (at most a third) is sure of ``card``, and that minority
           put a card first that the rules exclude (played already: a quad fitted over the
           played card beside it): the mean over the other reads.  Belotta seed 1: W's 7C read
@@ -577,6 +584,11 @@ class PlayTracker:
         """
         cfg = self.config
         tops = [h[0] for h in track.history]
+        settled = next((i for i in range(len(tops) - 1, -1, -1) if tops[i] != tops[-1]), -1) + 1
+        run = len(tops) - settled
+        if tops and tops[-1][0] == card and tops[-1][1] >= cfg.sure_share and run >= cfg.settled_reads \
+                and 2 * run >= len(tops):
+            return tops[-1][1]
         if any(c not in (card, BACK) and p >= cfg.contrary_p and self._plausible(c) for c, p in tops):
             return None
         sure = {p for c, p in tops if c == card and p >= cfg.sure_share}

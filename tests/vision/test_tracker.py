@@ -561,3 +561,34 @@ def test_a_card_the_operator_named_is_never_doubted() -> None:
     tracker.settle(None, "coppe_5", "S")
     rules.played.add("coppe_5")
     assert run(tracker, [card_at(640, 440, [("coppe_6", p)]) for p in (0.93, 0.95, 0.97, 0.94)], t0=0.1) == []
+
+
+def test_a_card_whose_crop_settled_on_a_sure_read_is_played_despite_its_landing_reads() -> None:
+    # Briscola chiamata seed 1 (Napoletane, felt): D's coppe_6 read as denari_2 and coppe_2 as
+    # the hand let go, then at 0.96 (the read cache: its crop unchanged) for nine frames.
+    tracker = PlayTracker(seat_of, zone_of, Rules(), TrackerConfig(max_wait_s=1.0))
+    reads = [[("denari_2", 0.47)], [("coppe_2", 0.91)]] + [[("coppe_6", 0.96), ("coppe_2", 0.02)]] * 9
+    events = run(tracker, [card_at(600, 360, top) for top in reads])
+    assert [e["card"] for e in events] == ["coppe_6"]
+    assert "uncertain" not in events[0] and events[0]["confidence"] >= 0.9
+
+
+def test_a_settled_read_that_is_only_a_few_of_the_reads_does_not_outvote_them() -> None:
+    tracker = PlayTracker(seat_of, zone_of, Rules(), TrackerConfig(max_wait_s=2.0))
+    reads = [[("coppe_2", p)] for p in (0.71, 0.73, 0.72, 0.75, 0.74, 0.7, 0.76)] + [[("coppe_6", 0.96)]] * 6
+    events = run(tracker, [card_at(600, 360, top) for top in reads])
+    assert events == []  # still being read: six settled reads are not half of thirteen
+
+
+def test_another_seats_card_read_fairly_surely_over_a_played_card_is_not_swallowed() -> None:
+    # Briscola chiamata seed 1: E's denari_9 read at 0.82 (one settled read) 38 px from D's
+    # played spade_6 was swallowed by it: a missed-play question.
+    spots = {"D": (621, 330), "E": (600, 392)}
+    rules = Rules()
+    tracker = PlayTracker(seat_of, zone_of, rules, TrackerConfig(max_wait_s=1.0), play_spots=spots)
+    first = run(tracker, [card_at(621, 343, [("spade_6", 0.95)])] * 5)
+    rules.played.add("spade_6")
+    rules.seats_played.add("D")
+    both = merge(card_at(620, 337, [("spade_6", 0.91)]), card_at(605, 378, [("denari_9", 0.82), ("denari_6", 0.05)]))
+    later = run(tracker, [both] * 12, t0=0.5)
+    assert [(e["seat"], e["card"]) for e in first + later] == [("D", "spade_6"), ("E", "denari_9")]
