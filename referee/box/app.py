@@ -48,7 +48,8 @@ from referee.vision.arbiter import PlayArbiter
 log = logging.getLogger(__name__)
 
 #: how long a screen about something that just happened stays before the score comes back
-SHOW_S = {"trick": 2.5, "violation": 5.0, "deal_end": 8.0, "match_end": 15.0, "info": 3.0}
+SHOW_S = {"trick": 2.5, "violation": 5.0, "withdrawn": 5.0, "declaration": 3.0, "deal_end": 8.0,
+          "match_end": 15.0, "info": 3.0}
 
 
 class Box:
@@ -292,6 +293,8 @@ class Box:
                 self.signals.trick_winner(call["winner"])
             elif kind == "violation":
                 self.signals.violation()
+            elif kind == "withdrawn" and not any(c["call"] == "violation" for c in calls):
+                self.signals.withdrawn()  # with a new violation, its red LED and beeps stand
         if not self.transient:
             self._show_home()
 

@@ -51,6 +51,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "undo": {"it": "ANNULLATA", "en": "UNDONE"},
     "redraw": {"it": "RIPESCANO", "en": "DRAW AGAIN"},
     "partner": {"it": "COMPAGNO", "en": "PARTNER"},
+    "withdrawn": {"it": "RITIRATA", "en": "WITHDRAWN"},
+    "declaration": {"it": "ACCUSO", "en": "DECLARED"},
+    "points_short": {"it": "{n} pt", "en": "{n} pts"},
     "yes": {"it": "sì", "en": "yes"},
     "in_mano": {"it": "in mano", "en": "in hand"},
 }
@@ -64,6 +67,24 @@ RULES: dict[str, dict[str, str]] = {
     "bad_card": {"it": "Carta estranea", "en": "Foreign card"},
     "move_timer": {"it": "Tempo scaduto", "en": "Time is up"},
     "false_declaration": {"it": "Accuso falso", "en": "False declaration"},
+    "false_meld": {"it": "Accuso falso", "en": "False meld"},
+}
+
+#: declaration kinds (belotta rule 3, binocolo rule 3) as the table calls them
+DECLARATIONS: dict[str, dict[str, str]] = {
+    "terza": {"it": "TERZA", "en": "TIERCE"},
+    "cinquanta": {"it": "CINQUANTA", "en": "FIFTY"},
+    "cento": {"it": "CENTO", "en": "HUNDRED"},
+    "carre": {"it": "CARRÉ", "en": "CARRÉ"},
+    "belotta": {"it": "BELOTTA", "en": "BELOTE"},
+    "nove": {"it": "NOVE", "en": "DIX"},
+    "coppia": {"it": "COPPIA", "en": "MARRIAGE"},
+    "quattro_jack": {"it": "4 FANTI", "en": "4 JACKS"},
+    "quattro_donne": {"it": "4 DONNE", "en": "4 QUEENS"},
+    "quattro_re": {"it": "4 RE", "en": "4 KINGS"},
+    "quattro_assi": {"it": "4 ASSI", "en": "4 ACES"},
+    "binocolo": {"it": "BINOCOLO", "en": "PINOCHLE"},
+    "scala": {"it": "SCALA", "en": "RUN"},
 }
 
 ITALIAN_SUIT_SHORT = {"bastoni": "Bas", "coppe": "Cop", "denari": "Den", "spade": "Spa"}
@@ -83,6 +104,12 @@ def rule_name(lang: str, rule: str) -> str:
     """A violation rule's display name; unknown game-specific rules show their code."""
     entry = RULES.get(rule)
     return entry.get(lang, entry["it"]) if entry else rule.replace("_", " ")
+
+
+def declaration_name(lang: str, kind: str) -> str:
+    """A declaration's (or meld's) name; an unknown kind shows its code."""
+    entry = DECLARATIONS.get(kind)
+    return entry.get(lang, entry["it"]) if entry else kind.replace("_", " ").upper()
 
 
 def card_short(code: str) -> str:

@@ -16,8 +16,9 @@ from typing import Any
 
 from PIL import Image
 
-from referee.box.canvas import HEADER_H, HEIGHT, WIDTH, Canvas
-from referee.box.i18n import card_long, card_short, rule_name, tr
+from referee.box.canvas import HEADER_H, HEIGHT, WIDTH, Canvas, font
+from referee.box.i18n import card_long, card_short, declaration_name, rule_name, tr
+from referee.cards import parse_card
 
 
 class Screen(ABC):
@@ -88,6 +89,61 @@ class ViolationScreen(Screen):
         c.text(self.seat, (0, HEADER_H + 1, 40, HEIGHT), largest=30)
         c.draw.line((40, HEADER_H + 3, 40, HEIGHT - 3), fill=c.ink)
         c.wrapped(rule_name(lang, self.rule), (42, HEADER_H + 2, WIDTH - 1, HEIGHT - 1), largest=16)
+
+
+@dataclass(frozen=True)
+class WithdrawnScreen(Screen):
+    """A violation the table was told of no longer stands (the declaration that proved it was
+    false, or its play was taken back): laid out as the violation was, under its own header,
+    and not inverted: nothing to alarm anyone.  (A strike through the rule name was tried:
+    on a two-line rule at 128x64 it made the words unreadable.)"""
+
+    seat: str
+    rule: str
+    trick: int | None = None
+
+    def paint(self, c: Canvas, lang: str) -> None:
+        where = tr(lang, "in_trick", n=self.trick) if self.trick else ""
+        c.header(tr(lang, "withdrawn"), where)
+        c.text(self.seat, (0, HEADER_H + 1, 40, HEIGHT), largest=30)
+        c.draw.line((40, HEADER_H + 3, 40, HEIGHT - 3), fill=c.ink)
+        c.wrapped(rule_name(lang, self.rule), (42, HEADER_H + 2, WIDTH - 1, HEIGHT - 1), largest=16)
+
+
+@dataclass(frozen=True)
+class DeclarationScreen(Screen):
+    """A declaration (belotta) or meld (binocolo) the referee accepted: who, what, its cards
+    and points, e.g. "W: BELOTTA" over "K♥ Q♥"."""
+
+    seat: str
+    kind: str
+    points: int
+    cards: Sequence[str] = ()
+
+    def paint(self, c: Canvas, lang: str) -> None:
+        c.header(tr(lang, "declaration"), tr(lang, "points_short", n=self.points))
+        bottom = HEIGHT - 16 if self.cards else HEIGHT
+        c.text(f"{self.seat}: {declaration_name(lang, self.kind)}", (1, HEADER_H + 1, WIDTH - 1, bottom), largest=22)
+        if self.cards:
+            c.text(self._cards_line(c), (1, HEIGHT - 15, WIDTH - 1, HEIGHT), largest=13)
+
+    def _cards_line(self, c: Canvas) -> str:
+        """The cards in rank order; a run too long to read in full (a cento of 8) as its
+        first and last card."""
+        cards = sorted(self.cards, key=_rank_index)
+        shown = " ".join(card_short(code) for code in cards)
+        if len(cards) > 3 and c.text_size(shown, font(10))[0] > WIDTH - 2:
+            shown = f"{card_short(cards[0])} … {card_short(cards[-1])}"
+        return shown
+
+
+#: rank order for showing a run of French cards (7 or 9 up to the ace)
+_RANKS = ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A")
+
+
+def _rank_index(code: str) -> tuple[str, int]:
+    card = parse_card(code)
+    return (card.suit, _RANKS.index(card.rank) if card.rank in _RANKS else -1)
 
 
 @dataclass(frozen=True)
@@ -254,6 +310,12 @@ def screen_for_call(call: Mapping[str, Any]) -> tuple[Screen, str] | None:
         return TrickScreen(call["number"], call["winner"], call["points"]), "trick"
     if kind == "violation":
         return ViolationScreen(call["seat"], call["rule"], call.get("trick")), "violation"
+    if kind == "withdrawn":
+        return WithdrawnScreen(call["seat"], call["rule"], call.get("trick")), "withdrawn"
+    if kind == "declaration" and "kind" in call and "seat" in call:
+        points = call.get("points")
+        return DeclarationScreen(call["seat"], call["kind"], points if isinstance(points, int) else 0,
+                                 tuple(call.get("cards") or ())), "declaration"
     if kind == "deal_end":
         return ResultScreen(False, call.get("winner"), sorted(call["points"].items())), "deal_end"
     if kind == "match_end":

@@ -11,7 +11,8 @@ the config; every device takes the injected ``pin_factory`` so tests use ``MockF
 
 Patterns (:data:`PATTERNS`) are chosen to be told apart without looking at the display:
 a steady seat LED is the turn, a seat LED blinking three times took the trick, a seat LED
-flickering fast holds an unsure card, the red LED with three beeps is a violation, the red LED
+flickering fast holds an unsure card, the red LED with three beeps is a violation (the red LED
+going dark with one short chirp: a violation called earlier is withdrawn), the red LED
 with a slow endless heartbeat and one long beep is a fault.
 """
 
@@ -42,6 +43,7 @@ PATTERNS: dict[str, Blink] = {
     "unsure_beep": Blink(0.05, 0.1, 2),
     "violation_led": Blink(0.6, 0.3, 4),
     "violation_beep": Blink(0.15, 0.1, 3),
+    "withdrawn_beep": Blink(0.05, 0.0, 1),  # one short chirp: a called violation is void
     "fault_led": Blink(1.0, 1.0, None),  # heartbeat until the fault clears
     "fault_beep": Blink(1.0, 0.0, 1),
     "warning_beep": Blink(0.1, 0.0, 1),  # move timer: a few seconds left
@@ -94,6 +96,7 @@ class Signals:
         self._turn: str | None = None
         self._generation = 0  # bumps on every seat-LED command; a stale restore does nothing
         self._pattern_until = 0  # generation of the running seat pattern (0: none)
+        self._fault = False  # the red LED beats for a fault: nothing else may turn it off
         self._lock = threading.RLock()
         self._owner: dict[Any, object] = {}  # device -> the token of its running pattern
         self._stop = threading.Event()  # set by close(): pattern threads end at once
@@ -199,9 +202,19 @@ class Signals:
             self._blink(self.red, "violation_led")
             self._blink(self.buzzer, "violation_beep")
 
+    def withdrawn(self) -> None:
+        """A violation called earlier no longer stands: the red LED stops if it still blinks
+        for it, one short chirp; the turn LED stays (nothing to alarm anyone)."""
+        with self._lock:
+            if not self._fault:
+                self._owner.pop(self.red, None)
+                self.red.off()
+            self._blink(self.buzzer, "withdrawn_beep")
+
     def fault(self) -> None:
         """Red heartbeat until :meth:`fault_cleared`; one long beep; seat LEDs off."""
         with self._lock:
+            self._fault = True
             self._generation += 1
             self._pattern_until = 0
             for led in self.seat_leds.values():
@@ -211,6 +224,7 @@ class Signals:
 
     def fault_cleared(self) -> None:
         with self._lock:
+            self._fault = False
             self.red.off()
             self._generation += 1
             self._show_turn()

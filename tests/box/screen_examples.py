@@ -5,6 +5,7 @@ from __future__ import annotations
 from referee.box.screens import (
     ConfirmScreen,
     DealerScreen,
+    DeclarationScreen,
     FaultScreen,
     LastTrickScreen,
     MenuScreen,
@@ -15,6 +16,7 @@ from referee.box.screens import (
     TimerScreen,
     TrickScreen,
     ViolationScreen,
+    WithdrawnScreen,
 )
 
 EXAMPLES: dict[str, Screen] = {
@@ -51,4 +53,12 @@ EXAMPLES: dict[str, Screen] = {
     "partner": MessageScreen(title_key="partner", big="D", line="3 Cop"),
     "undo": MessageScreen(title_key="undo", big="N: 3 Cop"),
     "redraw": MessageScreen(title_key="redraw", big="N S"),
+    "withdrawn": WithdrawnScreen(seat="W", rule="revoke", trick=1),
+    "withdrawn_long_rule": WithdrawnScreen(seat="E", rule="must_overtrump", trick=5),
+    "declaration_belotta": DeclarationScreen(seat="W", kind="belotta", points=20, cards=("KH", "QH")),
+    "declaration_terza": DeclarationScreen(seat="N", kind="terza", points=20, cards=("AS", "KS", "QS")),
+    "declaration_cento": DeclarationScreen(
+        seat="E", kind="cento", points=100, cards=("7D", "8D", "9D", "10D", "JD", "QD", "KD", "AD")
+    ),
+    "declaration_meld": DeclarationScreen(seat="S", kind="quattro_assi", points=10, cards=("AC", "AD", "AH", "AS")),
 }
