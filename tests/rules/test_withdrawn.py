@@ -195,3 +195,20 @@ def test_the_noisy_deals_do_withdraw_for_both_reasons(game: str, false: str) -> 
         if c["call"] == "withdrawn"
     )
     assert reasons["undo"] >= 5 and reasons[false] >= 1, reasons
+
+
+def test_undo_across_the_deal_end_withdraws_the_forfeiting_out_of_turn() -> None:
+    """Torneo 10: S's out-of-turn card loses the deal; the next deal is already entered when
+    the card turns out to be a misread: the undo reopens the deal and withdraws the call."""
+    ref = Referee()
+    deal = {"event": "deal", "game": "briscola-4", "seats": ["N", "W", "S", "E"], "dealer": "E",
+            "trump_card": "bastoni_2"}
+    out = [c.to_dict() for e in (deal, {"event": "play", "seat": "N", "card": "coppe_1"},
+                                 {"event": "play", "seat": "S", "card": "coppe_3"}) for c in ref.apply(e)]
+    assert violations(out) == [("S", "out_of_turn", 1)] and out[-1]["call"] == "deal_end"
+    send(ref, {**deal, "dealer": "N", "trump_card": "spade_2"})
+    assert ref.deal is not None and ref.deal.number == 2
+    calls = send(ref, {"event": "undo"})
+    assert calls[0] == {"call": "undo", "seat": "S", "card": "coppe_3"}
+    assert withdrawn(calls) == [("S", "out_of_turn", 1, "undo")]
+    assert ref.deal is not None and ref.deal.number == 1 and ref.deal.violations == []
