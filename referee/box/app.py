@@ -47,6 +47,8 @@ from referee.vision.arbiter import PlayArbiter
 
 log = logging.getLogger(__name__)
 
+#: screens every one of which is shown, however many queue up (others: the newest of a kind)
+EACH_SHOWN = frozenset({"withdrawn", "declaration"})
 #: how long a screen about something that just happened stays before the score comes back
 SHOW_S = {"trick": 2.5, "violation": 5.0, "withdrawn": 5.0, "declaration": 3.0, "deal_end": 8.0,
           "match_end": 15.0, "info": 3.0}
@@ -307,9 +309,11 @@ class Box:
 
     def _flash(self, screen: Screen, kind: str, now: bool = False) -> None:
         """Show ``screen`` for a while; if another is up, queue it (a violation is not hidden by
-        the deal end it caused). A newer screen of the same kind replaces a queued one."""
+        the deal end it caused). A newer screen of the same kind replaces a queued one, except
+        for news that does not go stale (each withdrawal, each declaration is shown)."""
         if not now and self.transient is not None and self.transient[1] > self.clock():
-            self.queued = [(s, k) for s, k in self.queued if k != kind] + [(screen, kind)]
+            keep = kind in EACH_SHOWN
+            self.queued = [(s, k) for s, k in self.queued if keep or k != kind] + [(screen, kind)]
             return
         self.transient = (screen, self.clock() + SHOW_S[kind])
         if self.fault_screen is None:

@@ -105,6 +105,26 @@ def test_scenario_the_revoke_a_false_declaration_proved_is_withdrawn(cfg: BoxCon
     assert [c["reason"] for c in calls if c["call"] == "withdrawn"] == ["false_declaration", "undo"]
 
 
+def test_two_revokes_one_false_declaration_proved_are_both_withdrawn(cfg: BoxConfig, clock: FakeClock) -> None:
+    box, screens = belotta_box(cfg, clock, RecordingSignals())
+    send(box, clock, DEAL, {"event": "contract", "seat": "N", "trump": "H"},
+         {"event": "declare", "seat": "W", "cards": ["AS", "KS", "QS"]},
+         play("N", "7S"), play("W", "8C"), play("S", "10S"), play("E", "7D"))  # W revokes, S takes
+    drain(box, clock)
+    send(box, clock, play("S", "9S"), play("E", "8D"), play("N", "8S"), play("W", "9C"))  # W again
+    drain(box, clock)
+    assert [s for s in screens.news() if isinstance(s, ViolationScreen)] == [
+        ViolationScreen("W", "revoke", 1), ViolationScreen("W", "revoke", 2)
+    ]
+    send(box, clock, play("S", "AS"))  # trick 3: the declaration was false
+    drain(box, clock)
+    assert screens.news() == [
+        ViolationScreen("W", "false_declaration", 3),
+        WithdrawnScreen("W", "revoke", 1),
+        WithdrawnScreen("W", "revoke", 2),
+    ]
+
+
 def test_undo_of_an_out_of_turn_card_withdraws_it_with_a_chirp(cfg: BoxConfig, clock: FakeClock) -> None:
     signals = RecordingSignals()
     box, screens = belotta_box(cfg, clock, signals)
