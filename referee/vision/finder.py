@@ -98,6 +98,11 @@ class FinderConfig:
     split_when_still: bool = False
     #: Fit every quad's sides to the card edges in the full frame (``refine.py``); None = off.
     refine: RefineConfig | None = field(default_factory=RefineConfig)
+    #: Also propose the unrefined quad where the fit moved it, as an alternative for the same
+    #: card (the classifier keeps the better read).  On photos the size is a guess at first and
+    #: a quad the wrong size can have its sides fitted onto the printed figures inside the
+    #: card.  None = with ``upper_threshold`` (single photos: twice the crops to read).
+    keep_unrefined: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -154,10 +159,14 @@ class CardFinder:
         if not hyps:
             return Detections.empty()
         quads = np.stack([_portrait_order(h.quad) for h in hyps]) / scale
-        if cfg.refine is not None:
-            quads = self._refined.refine(image, quads, white_gains(small), cfg.saturation_weight, cfg.refine, self._card_size)
-        crops = [rectify(image, q, cfg.crop_size) for q in quads]
         groups = np.array([h.group for h in hyps], np.int32)
+        if cfg.refine is not None:
+            raw = quads
+            quads = self._refined.refine(image, quads, white_gains(small), cfg.saturation_weight, cfg.refine, self._card_size)
+            keep_raw = cfg.keep_unrefined if cfg.keep_unrefined is not None else cfg.upper_threshold
+            if keep_raw:
+                quads, groups = _with_unrefined(quads, raw, groups)
+        crops = [rectify(image, q, cfg.crop_size) for q in quads]
         return Detections(quad=quads.astype(np.float32), crops=crops, group=groups)
 
     def _split_config(self) -> FinderConfig:
@@ -225,6 +234,15 @@ class CardFinder:
             return self._card_size[0] * scale, self._card_size[1] * scale
         long_ = cfg.default_height_frac * image.shape[0] * scale
         return long_ / 1.6, long_
+
+
+def _with_unrefined(refined: FloatArray, raw: FloatArray, groups: npt.NDArray[np.int32]) -> tuple[FloatArray, npt.NDArray[np.int32]]:
+    """The refined quads, then the raw ones the fit moved by more than 2% of their size, each
+    in its refined quad's group."""
+    size = np.linalg.norm(raw[:, 2] - raw[:, 1], axis=1)
+    moved = np.linalg.norm(refined - raw, axis=2).max(axis=1) > 0.02 * np.maximum(size, 1.0)
+    quads: FloatArray = np.concatenate([refined, raw[moved]]).astype(np.float32)
+    return quads, np.concatenate([groups, groups[moved]]).astype(np.int32)
 
 
 def _blend(old: tuple[float, float], new: tuple[float, float], w: float) -> tuple[float, float]:

@@ -135,3 +135,17 @@ def _best_order(q: Quad, truth: Quad) -> float:
     """Worst corner error of ``q`` against ``truth`` in the best corner correspondence."""
     orders = [np.roll(q, k, axis=0) for k in range(4)] + [np.roll(q[::-1], k, axis=0) for k in range(4)]
     return min(_worst(o, truth) for o in orders)
+
+
+def test_on_a_photo_the_unrefined_quad_stays_as_an_alternative_for_the_same_card() -> None:
+    rng = np.random.default_rng(8)
+    image, (truth,) = make_scene([PlacedCard((640, 360), 12.0, 170)], rng, "felt")
+    # the size 12% off, so the fit moves the quads; with and without the raw alternatives
+    only = CardFinder(FinderConfig(card_height=150, upper_threshold=True, keep_unrefined=False)).find(image)
+    photo = CardFinder(FinderConfig(card_height=150, upper_threshold=True)).find(image)  # a photo: kept
+    assert len(photo) > len(only) and np.array_equal(photo.quad[: len(only)], only.quad)
+    extra = photo.quad[len(only):]
+    assert set(photo.group[len(only):].tolist()) <= set(only.group.tolist())  # alternatives for the same cards
+    assert min(_best_order(q, truth) for q in only.quad) <= 0.02 * 170 < min(_best_order(q, truth) for q in extra)
+    live = CardFinder(FinderConfig(card_height=150)).find(image)  # the live loop: refined quads only
+    assert len(live) == len(CardFinder(FinderConfig(card_height=150, refine=None)).find(image))
