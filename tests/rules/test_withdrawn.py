@@ -212,3 +212,20 @@ def test_undo_across_the_deal_end_withdraws_the_forfeiting_out_of_turn() -> None
     assert calls[0] == {"call": "undo", "seat": "S", "card": "coppe_3"}
     assert withdrawn(calls) == [("S", "out_of_turn", 1, "undo")]
     assert ref.deal is not None and ref.deal.number == 1 and ref.deal.violations == []
+
+
+def test_a_misread_third_copy_does_not_void_an_honest_meld() -> None:
+    """Binocolo: W melds KH QH and plays a KH, N plays the other; S's "KH" is a third copy
+    (a misread): a duplicate, not a proof that W's meld was false."""
+    ref = Referee()
+    for event in (
+        {"event": "deal", "game": "binocolo", "seats": ["N", "W", "S", "E"], "dealer": "E"},
+        {"event": "contract", "seat": "N", "bid": 15, "trump": "S"},
+        {"event": "discard", "seat": "N", "cards": ["9C", "9C", "9D", "9D"]},
+        {"event": "declare", "seat": "W", "cards": ["KH", "QH"]},
+    ):
+        ref.apply(event)
+    out = [c.to_dict() for p in ("N:KH", "W:KH", "S:KH") for c in ref.apply(
+        {"event": "play", "seat": p.split(":")[0], "card": p.split(":")[1]})]
+    assert violations(out) == [("S", "duplicate_card", 1)]
+    assert ref.deal is not None and ref.deal.extra["melds"].void == []

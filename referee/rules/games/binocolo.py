@@ -222,6 +222,8 @@ class Binocolo(Game):
         Only plays by other seats lower what a seat can hold, and every card is seen by the
         deal end, so every false meld is found by then: the index of the first one this play
         proves false (the engine voids it: it counts and proves nothing), else ``None``."""
+        if deal.seen[card] >= COPIES:
+            return None  # a third copy: a misread, reported as a duplicate; it proves nothing
         book: MeldBook = deal.extra["melds"]
         for holder, need in book.needs.items():
             if holder == seat or card not in need:
