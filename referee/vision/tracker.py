@@ -12,14 +12,21 @@ Rules of thumb, each a guard against a named failure:
   qualifies, and a hand passing over the table has no card stock to find.
 * **No lost plays.**  Tracks of played cards are never deleted by occlusion: they are kept as
   *remembered spots* until their trick is over and they have been gone ``gone_s``.  A card that
-  reappears on its own spot is the same card again, never a second play.
+  reappears on its own spot is the same card again, never a second play; a sure read of
+  another possible card there is a new card only when it lies nearest another seat's spot or
+  the old card's trick is over and it has not been read as itself for a moment.
 * **No wrong seat.**  The seat is the zone the card *came from* (where the track was first seen,
   normally at the player's edge as the hand brings it in), else the zone where it lies.
 * **Rules help reading.**  Identity is a confidence-weighted vote over the frames the card was
   still, top-k included.  A winner the rules make impossible (already played, not in the deck)
   falls back to the best plausible card, flagged ``uncertain``; a weak vote is flagged too.
+  Besides the mean, distinct sure reads, a crop that settled on one sure read, and reads that
+  only put an already-played neighbour first are evidence (:meth:`PlayTracker._read_surely`).
   Uncertain plays carry ``"uncertain": true`` and their ``alternatives``, so the caller asks
   the operator (a ``confirm``) instead of guessing.
+* **A sure misread can be put right.**  A camera play whose card, still lying in its trick, is
+  re-read surely as another possible card is doubted once: a play event with ``"correction"``
+  (the card it was played as), for the arbiter to ask about.
 * Cards in the stock zone (the briscola under the stock, belotta's turned card) and outside the
   mat are never plays.
 """
