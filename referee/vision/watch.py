@@ -8,7 +8,8 @@ tracker); plays go into the rules core and its calls are printed, one JSON objec
 the frame time ``t``.  Besides the core's calls the loop prints:
 
 * ``{"call": "confirm", "seat", "card", "confidence", "alternatives"}`` when the camera is
-  unsure of a play.  The play waits (and the plays after it queue behind it) until the operator
+  unsure of a play (with ``"correction": X`` when a card played as X now reads surely as
+  ``card``: yes replaces the play).  The play waits (and the plays after it queue behind it) until the operator
   answers with ``{"event": "confirm"}`` (yes), ``{"event": "confirm", "card": "coppe_2"}`` (it
   was that card) or ``{"event": "confirm", "accept": false}`` (no play).
 * ``{"call": "camera", "status": "degraded"|"ok", "detail"}`` when frames stop and come back;
@@ -182,7 +183,8 @@ class WatchLoop:
         """The arbiter's calls; a question it asks is the video's caption."""
         for call in out:
             if call.get("call") == "confirm":
-                self.last_text = f"CONFIRM? {call['seat']} {call['card'] or '(missed?)'}"
+                was = f" (not {call['correction']})" if call.get("correction") else ""
+                self.last_text = f"CONFIRM? {call['seat']} {call['card'] or '(missed?)'}{was}"
         return out
 
     # -- operator ------------------------------------------------------------------------

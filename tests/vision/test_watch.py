@@ -117,7 +117,7 @@ def test_a_rejected_play_is_not_played() -> None:
     loop = WatchLoop(live, ref, "briscola-2", ["N", "S"])  # type: ignore[arg-type]
     deal = {"event": "deal", "game": "briscola-2", "seats": ["N", "S"], "trump_card": "denari_1"}
     steps(loop, 2, {0: [deal], 1: [{"event": "confirm", "accept": False}]})
-    assert ref.deal is not None and not ref.deal.trick.plays and ref.turn == "N"
+    assert ref.deal is not None and ref.deal.trick is not None and not ref.deal.trick.plays and ref.turn == "N"
 
 
 def test_camera_stops_and_comes_back_without_losing_the_game() -> None:
@@ -305,3 +305,17 @@ def test_the_card_the_operator_names_is_what_the_tracker_remembers_on_that_spot(
     loop = WatchLoop(live, ref, "briscola-4", SEATS)  # type: ignore[arg-type]
     steps(loop, 3, {0: [briscola4_deal()], 2: [{"event": "confirm", "card": "coppe_2"}]})
     assert live.tracker.settled == [(3, "coppe_2", "N")]  # so the trick's cards are known on the table
+
+
+def test_a_correction_is_asked_with_both_cards_and_replaces_the_play_on_yes() -> None:
+    ref = Referee()
+    fix = {**play("N", "coppe_6"), "correction": "coppe_5", "uncertain": True, "alternatives": ["coppe_5"]}
+    live = StubLive([[], [play("N", "coppe_5")], [fix], []])
+    loop = WatchLoop(live, ref, "briscola-4", SEATS)  # type: ignore[arg-type]
+    out = steps(loop, 3, {0: [briscola4_deal()]})
+    asked = [c for c in out if c["call"] == "confirm"]
+    assert [(c["seat"], c["card"], c["correction"]) for c in asked] == [("N", "coppe_6", "coppe_5")]
+    assert loop.last_text == "CONFIRM? N coppe_6 (not coppe_5)"
+    answer = loop.step(np.zeros((4, 4, 3), np.uint8), 0.3, [{"event": "confirm"}])
+    assert [c["call"] for c in answer][:1] == ["undo"] and not any(c["call"] == "error" for c in answer)
+    assert [(s, c.code) for s, c in ref.deal.trick.plays] == [("N", "coppe_6")]  # type: ignore[union-attr]
