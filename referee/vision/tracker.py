@@ -376,9 +376,10 @@ class PlayTracker:
         for ti, track in enumerate(self.tracks):
             if track.played is not None:
                 continue
+            reach = self._reach(track, t)
             for di in range(len(dets)):
                 d = float(np.hypot(points[di][0] - track.centre[0], points[di][1] - track.centre[1]))
-                if di not in used_d and d < self.config.reach * track.size:
+                if di not in used_d and d < reach:
                     same = str(dets.card[di]) in track.votes
                     pairs.append((d * (0.5 if same else 1.0), ti, di))
         pairs.sort()
@@ -400,6 +401,16 @@ class PlayTracker:
                 twin.last_t = t
             else:
                 self._new_track(dets, di, points[di], float(sizes[di]), t)
+
+    def _reach(self, track: Track, t: float) -> float:
+        """How far from an unplayed track a read may be to be its card: a card in a hand
+        travels (``reach`` card lengths a frame); one that lay still, read again and again, is
+        found where it lies (``same_card``).  Briscola-4 seed 1: N's bastoni_3, read at ~0.9
+        for a second, unseen for half a second, took the first read of W's card 77 px away as
+        its own and lost its votes (a missed-play question about N)."""
+        cfg = self.config
+        settled = track.reads >= cfg.min_frames and track.last_t - track.still_since >= cfg.still_s - 1e-6
+        return (cfg.same_card if settled else cfg.reach) * track.size
 
     def _absorbed(self, point: Point, t: float, read: tuple[str, float]) -> bool:
         """A read of a played card's own spot: whatever it reads as now (half hidden under the

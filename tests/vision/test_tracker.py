@@ -592,3 +592,15 @@ def test_another_seats_card_read_fairly_surely_over_a_played_card_is_not_swallow
     both = merge(card_at(620, 337, [("spade_6", 0.91)]), card_at(605, 378, [("denari_9", 0.82), ("denari_6", 0.05)]))
     later = run(tracker, [both] * 12, t0=0.5)
     assert [(e["seat"], e["card"]) for e in first + later] == [("D", "spade_6"), ("E", "denari_9")]
+
+
+def test_a_card_read_still_for_a_while_is_not_taken_over_by_a_new_card_beside_it() -> None:
+    # Briscola-4 seed 1: N's bastoni_3, read at ~0.9 for a second and then unseen for half a
+    # second, took the first read of W's card 77 px away as its own and lost its votes.
+    tracker = PlayTracker(seat_of, zone_of, Rules(), TrackerConfig(max_wait_s=1.0))
+    n_card = [card_at(654, 327, [("bastoni_3", p), ("denari_3", 0.05)]) for p in (0.88, 0.7, 0.72, 0.74, 0.71)]
+    first = run(tracker, n_card)
+    w_card = [card_at(608, 389, [("bastoni_2", p)]) for p in (0.95, 0.96, 0.97, 0.98, 0.94)]
+    later = run(tracker, [Detections.empty()] * 3 + w_card, t0=0.5)
+    assert first == []
+    assert [e["card"] for e in later] == ["bastoni_3", "bastoni_2"]
