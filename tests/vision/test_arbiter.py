@@ -138,3 +138,26 @@ def test_a_correction_after_the_next_play_is_dropped_unasked() -> None:
     assert out == [] and arbiter.queue == []
     assert ref.deal is not None and ref.deal.trick is not None
     assert [c.code for _, c in ref.deal.trick.plays] == ["coppe_5", "spade_2"]
+
+
+def test_a_sure_play_the_rules_call_a_violation_is_asked_about_first() -> None:
+    # Binocolo seed 1 (Knoll print): E's 9C, read as 9S at ~0.87, went in as a revoke (E had
+    # melded 9C) and put every later trick out of step.  Here: a sure read of a card already
+    # played (duplicate_card) is asked, and the card the operator names goes in instead.
+    arbiter, ref, _ = setup()
+    arbiter.camera([play("N", "coppe_3")], 1.0)
+    out = arbiter.camera([play("W", "coppe_3")], 2.0)
+    assert [(c["call"], c["seat"], c["card"], c.get("violation")) for c in out] == [
+        ("confirm", "W", "coppe_3", "duplicate_card")]
+    out = arbiter.answer({"event": "confirm", "card": "coppe_2"})
+    assert not any(c["call"] == "violation" for c in out)
+    assert ref.deal is not None and ref.deal.trick is not None
+    assert [(s, c.code) for s, c in ref.deal.trick.plays] == [("N", "coppe_3"), ("W", "coppe_2")]
+
+
+def test_the_operator_can_confirm_a_play_that_breaks_a_rule() -> None:
+    arbiter, _, _ = setup()
+    arbiter.camera([play("N", "coppe_3")], 1.0)
+    arbiter.camera([play("W", "coppe_3")], 2.0)
+    out = arbiter.answer({"event": "confirm"})
+    assert [c["rule"] for c in out if c["call"] == "violation"] == ["duplicate_card"]
