@@ -79,7 +79,7 @@ class TrackerConfig:
     #: ``contrary_p`` or more: a still card whose quad is fitted well only every other frame
     #: (the others span part of its neighbour and read the same card at ~0.6) averages below
     #: the shares above, yet its identity was never in doubt
-    sure_reads: int = 3
+    sure_reads: int = 2
     contrary_p: float = 0.5
     #: ... or once the same sure read came back this many frames running (see _read_surely)
     settled_reads: int = 5
@@ -587,7 +587,7 @@ class PlayTracker:
         ways a plain mean misses, else None.  Never when a read put another possible card first
         at ``contrary_p`` or more.  Either
 
-        * ``sure_reads`` distinct reads of ``card`` at ``sure_share`` or more (identical reads
+        * ``sure_reads`` (2) distinct reads of ``card`` at ``sure_share`` or more (identical reads
           are one: the read cache gives an unchanged crop's read again, no new evidence): the
           mean of those; or
         * the card lay so still that its crop did not change (the read cache gave the same sure

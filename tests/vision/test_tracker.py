@@ -604,3 +604,14 @@ def test_a_card_read_still_for_a_while_is_not_taken_over_by_a_new_card_beside_it
     later = run(tracker, [Detections.empty()] * 3 + w_card, t0=0.5)
     assert first == []
     assert [e["card"] for e in later] == ["bastoni_3", "bastoni_2"]
+
+
+def test_two_distinct_sure_reads_with_weak_junk_between_are_a_sure_play() -> None:
+    # Briscola-4 seed 1 (final recording): N's bastoni_3 read at 0.88-0.91 in seven frames
+    # and as junk (denari_3 at 0.35, another quad above it) in two averaged 0.68: a question.
+    tracker = PlayTracker(seat_of, zone_of, Rules(), TrackerConfig(max_wait_s=1.0))
+    reads = [[("denari_3", 0.35)], *[[("bastoni_3", p)] for p in (0.88, 0.9, 0.9, 0.88, 0.91)],
+             [("denari_3", 0.37)], [("bastoni_3", 0.89)]]
+    events = run(tracker, [card_at(654, 327, top) for top in reads])
+    assert [e["card"] for e in events] == ["bastoni_3"]
+    assert "uncertain" not in events[0] and events[0]["confidence"] >= 0.9
