@@ -126,7 +126,7 @@ class LiveVision:
 
 
 class ReplayedVision(LiveVision):
-    """:class:`LiveVision` fed the detections a earlier run recorded (``LiveVision.record``)
+    """:class:`LiveVision` fed the detections an earlier run recorded (``LiveVision.record``)
     instead of running the pipeline: the tracker and everything after it, in seconds instead
     of minutes per deal (``vision_e2e.py --replay``).  The detections do not depend on the
     tracker, so a replay decides exactly as a live run with the same detections would."""
