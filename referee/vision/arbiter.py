@@ -34,7 +34,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from referee.errors import RefereeError
 from referee.rules import Referee
 from referee.rules.calls import ViolationCall
 
@@ -187,8 +186,8 @@ class PlayArbiter:
         try:
             trial = Referee.from_events(events)  # the deal alone: enough to judge one play
             calls = trial.apply({"event": "play", "seat": head["seat"], "card": head["card"]})
-        except (RefereeError, KeyError, TypeError, ValueError):
-            return None  # a play the referee refuses outright is reported when it is applied
+        except Exception:  # a trial must never stop the live loop: the real apply reports errors
+            return None
         rules = [str(c.rule) for c in calls if isinstance(c, ViolationCall) and c.rule != "out_of_turn"]
         return rules[0] if rules else None
 
