@@ -18,7 +18,10 @@ So each side is searched again in the full frame:
 3. every straight line near the side (shifted in or out by up to ``reach``, its ends tilted
    apart by up to ``tilt``) is scored by the mean clipped step along it, which is the same
    as a robust line fit to the per-line edge positions: points where the edge is hidden (by
-   another card, a finger) or missing add nothing instead of pulling the line;
+   another card, a finger) or missing add nothing instead of pulling the line; a line's score
+   shrinks with its distance from the finder's side (by half at the full reach), so the
+   stronger edge of a neighbouring card lying parallel nearby does not win over the card's own
+   (measured: 14 of 368 simulated trick quads got worse, 148 got good, against 129 without);
 4. a side moves only when enough of its points lie on a clear step (``min_support``); an
    unsupported side keeps its line, so a hidden side of a card under another one stays as
    the finder put it.  The corners are the intersections of neighbouring sides, and the quad
@@ -61,6 +64,8 @@ class RefineConfig:
     cap: float = 80.0
     #: fraction of a side's lines that must support its fitted edge for the side to move
     min_support: float = 0.85
+    #: the score of a line shifted the full ``reach`` is scaled down by this fraction
+    move_penalty: float = 0.5
     #: "all": support is the fraction of all lines across; "consistent": of those with a step
     #: anywhere, once at least ``min_lines`` of all lines are on the edge
     support: str = "consistent"
@@ -275,6 +280,10 @@ def _best_lines(
     clipped = pos_steps * cfg.cap / (cfg.cap + pos_steps)
     rows = np.arange(k)[:, None, None]
     score = clipped[:, rows, idx].mean(axis=1)  # (N*4, S, T)
+    if cfg.move_penalty:
+        # the finder's side is usually within a few % of the edge: a neighbour's stronger
+        # edge further away must beat it clearly
+        score = score * (1.0 - cfg.move_penalty * np.abs(shifts)[None, :, None] / max(grid.half, 1))
     flat = score.reshape(len(score), -1).argmax(axis=1)
     si, ti = np.unravel_index(flat, score.shape[1:])
     side = np.arange(len(score))
