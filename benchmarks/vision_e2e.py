@@ -23,11 +23,14 @@ play events, and the rules core referees them.  Against the simulator's truth it
     .venv/bin/python benchmarks/vision_e2e.py --truth-vision       # checks the harness itself
     .venv/bin/python benchmarks/vision_e2e.py --seeds 1 --record build/e2e   # also save detections
     .venv/bin/python benchmarks/vision_e2e.py --seeds 1 --replay build/e2e   # tracker+arbiter only
+    .venv/bin/python benchmarks/vision_e2e.py --seeds 2 --replay build/e2e --trust-after-tricks 2
 
 ``--replay`` referees the recorded detections again (seconds per deal instead of a minute or
 more): for changes to the play tracker, the arbiter or the operator logic.  A replay decides
-exactly as the recorded run would with today's tracker; record again after any change to the
-finder, the recogniser or the simulator (their detections are what the recording holds).
+exactly as the recorded run would with today's tracker and arbiter; record again after any
+change to the finder, the recogniser or the simulator (their detections are what the
+recording holds).  ``--trust-after-tricks N``: the table's opt-in out-of-turn calls without
+asking after N whole tricks (default 0 = always ask first, as the box and ``referee watch``).
 
 Rendering plus vision costs about a minute per deal on this machine: run it with ``nice``.
 """
@@ -68,6 +71,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--record", metavar="DIR", help="also save each deal's detections in DIR (for --replay)")
     parser.add_argument("--replay", metavar="DIR", help="referee the detections --record saved in DIR again, "
                         "without rendering or recognition (tracker and arbiter changes)")
+    parser.add_argument("--trust-after-tricks", type=int, default=0, metavar="N",
+                        help="the arbiter calls out of turn without asking after N whole tricks seen "
+                             "(default 0: always asks first)")
     args = parser.parse_args(argv)
     games = args.games or available_games()
     totals = Score(0, 0, 0, 0, 0, 0)
@@ -88,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
             name = f"{game}-{seed}-{texture}-{faces.replace('/', '_')}{'-oracle' if args.oracle else ''}.pkl"
             if args.replay:
                 try:
-                    result = replay_demo(Path(args.replay) / name)
+                    result = replay_demo(Path(args.replay) / name, args.trust_after_tricks)
                 except RefereeError as exc:
                     print(f"vision_e2e: {exc}", file=sys.stderr)
                     return 2
@@ -97,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
                     out = Path(args.keep) / f"{game}-{seed}" if args.keep else Path(tmp)
                     result = run_demo(game=game, deck=faces, seed=seed, out=out, texture=texture,
                                       fps=args.fps, truth_vision=args.truth_vision, video=False, quiet=True,
-                                      oracle=args.oracle, record=Path(args.record) / name if args.record else None)
+                                      oracle=args.oracle, record=Path(args.record) / name if args.record else None,
+                                      trust_after=args.trust_after_tricks)
             sc = score(result)
             totals = Score(*(a + b for a, b in zip(astuple(totals), astuple(sc), strict=True)))
             confirms += result.confirms

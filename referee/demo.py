@@ -172,12 +172,13 @@ class WatchStepper:
 
 
 def watch_stepper(
-    sim: Any, family: str, layout: Any, referee: RecordingReferee, oracle: bool = False
+    sim: Any, family: str, layout: Any, referee: RecordingReferee, oracle: bool = False, trust_after: int = 0
 ) -> tuple[Stepper | None, str]:
     """The real pipeline as a :class:`Stepper`, or ``(None, why not)``.
 
     ``oracle`` swaps the learned recogniser for template matching against the simulated print
     (:mod:`referee.vision.simulator.oracle`), to measure finder + tracker on their own.
+    ``trust_after``: the arbiter's (0: an out-of-turn play is always asked about first).
     """
     try:
         from referee.recognition import CardClassifier
@@ -198,7 +199,7 @@ def watch_stepper(
     live = LiveVision.create(layout, classifier, referee, apply_plays=False)
     if oracle:
         live.name = f"{live.name}, recogniser replaced by template matching (oracle)"
-    loop = WatchLoop(live, referee, sim.game, sim.seats)
+    loop = WatchLoop(live, referee, sim.game, sim.seats, trust_after=trust_after)
     return WatchStepper(loop, live, SimOperator(sim.plays, referee)), ""
 
 
@@ -236,6 +237,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--oracle", action="store_true",
                         help="template matching against the simulated print instead of the recogniser "
                              "(measures finder + tracker alone)")
+    parser.add_argument("--trust-after-tricks", type=int, default=0, metavar="N",
+                        help="call an out-of-turn play without asking once the camera saw N whole tricks "
+                             "in a row (default 0: always ask whether the seat on turn played first)")
     parser.add_argument("--no-video", action="store_true", help="skip writing annotated.mp4")
     parser.add_argument("--quiet", action="store_true", help="print only the final score")
 
@@ -245,7 +249,7 @@ def run(args: argparse.Namespace) -> int:
         result = run_demo(
             game=args.game, deck=args.deck, seed=args.seed, out=Path(args.out), texture=args.texture,
             fps=args.fps, truth_vision=args.truth_vision, video=not args.no_video, quiet=args.quiet,
-            oracle=args.oracle,
+            oracle=args.oracle, trust_after=args.trust_after_tricks,
         )
     except RefereeError as exc:
         print(f"referee demo: {exc}", file=sys.stderr)
@@ -265,11 +269,13 @@ def run_demo(
     quiet: bool = False,
     oracle: bool = False,
     record: Path | None = None,
+    trust_after: int = 0,
 ) -> DemoResult:
     """Simulate, referee and record one deal; see the module docstring.
 
     ``record``: also save every frame's detections (and the truth) to this file, to replay
-    the tracker and the arbiter on them in seconds (:func:`replay_demo`)."""
+    the tracker and the arbiter on them in seconds (:func:`replay_demo`).  ``trust_after``: the
+    arbiter's opt-in out-of-turn calls without asking (0, the default: always ask first)."""
     from referee.vision.calibrate import calibrate_image
     from referee.vision.layout import LayoutError
     from referee.vision.simulator.video import simulate_game
@@ -293,7 +299,7 @@ def run_demo(
     ref = RecordingReferee()
     stage: Stepper = TruthStepper(ref)
     if not truth_vision:
-        real, why = watch_stepper(sim, family, layout, ref, oracle)
+        real, why = watch_stepper(sim, family, layout, ref, oracle, trust_after)
         if real is None:
             say(f"# NOTE: {why}: using the simulator's ground truth as the vision stage")
         else:
@@ -314,7 +320,7 @@ def run_demo(
         for call in stage.step(frame):
             result.calls.append(call)
             screens.add(call)
-            last_call = _call_text(call) or last_call
+            last_call = call_text(call) or last_call
             if not quiet:
                 print(json.dumps(call), flush=True)
         if writer is not None:
@@ -381,7 +387,7 @@ class _ReplayFrame:
     image: Any = None
 
 
-def replay_demo(path: Path) -> DemoResult:
+def replay_demo(path: Path, trust_after: int = 0) -> DemoResult:
     """Referee a recorded deal again from its detections: the tracker, the arbiter and the
     simulated operator as in :func:`run_demo`, without rendering or recognition (seconds, not
     minutes: ``vision_e2e.py --replay``).  A file this code did not write is refused."""
@@ -401,7 +407,7 @@ def replay_demo(path: Path) -> DemoResult:
     live = ReplayedVision(LiveVision.create(recording.layout, _NoRecogniser(), ref, apply_plays=False),
                           recording.detections)
     live.name = recording.vision
-    loop = WatchLoop(live, ref, recording.game, recording.seats)
+    loop = WatchLoop(live, ref, recording.game, recording.seats, trust_after=trust_after)
     stage = WatchStepper(loop, live, SimOperator(recording.plays, ref))
     result = DemoResult(vision=f"{recording.vision} (replayed)")
     for t, events in recording.frames:
@@ -432,12 +438,18 @@ def _chain(first: Any, rest: Any) -> Any:
     yield from rest
 
 
-def _call_text(call: Call) -> str:
+def call_text(call: Call) -> str:
+    """The demo video's caption for a referee call ("" for calls without one)."""
     kind = call.get("call")
     if kind == "trick":
         return f"trick {call['number']}: {call['winner']} takes {call['points']}"
     if kind == "violation":
         return f"VIOLATION {call['seat']}: {call['rule']}"
+    if kind == "withdrawn":  # a violation the table heard no longer stands (false declaration, undo)
+        return f"WITHDRAWN {call['seat']}: {call['rule']} (trick {call['trick']}, {call['reason']})"
+    if kind == "declaration":  # belotta declaration, binocolo meld
+        cards = " ".join(str(c) for c in call.get("cards") or ())
+        return f"{call['seat']} declares {call['kind']} ({call.get('points')})" + (f": {cards}" if cards else "")
     if kind == "deal_end":
         return "deal over: " + ", ".join(f"{k} {v}" for k, v in call["points"].items())
     if kind == "turn":

@@ -181,3 +181,61 @@ def test_a_play_taken_back_by_a_confirmed_correction_is_not_scored() -> None:
         truth_plays=[("N", "coppe_6")])
     sc = score(result)
     assert (sc.right, sc.misread, sc.phantom) == (1, 0, 0)
+
+
+def _both(*dets: Any) -> Any:
+    import numpy as np
+
+    from referee.vision.detections import Detections
+
+    return Detections(quad=np.concatenate([d.quad for d in dets]),
+                      card=np.array([str(d.card[0]) for d in dets], object),
+                      confidence=np.concatenate([d.confidence for d in dets]), top=[t for d in dets for t in d.top])
+
+
+def _missed_lead_recording(path: Path) -> None:
+    """Briscola-2: trick 1 seen whole (N spade_3 beats S spade_5, both gathered), then the
+    camera never sees N's lead of trick 2 at all, only S's coppe_4: the shortcut's failure."""
+    from referee.demo import Recording, _save_recording
+    from referee.vision.detections import Detections
+    from referee.vision.layout import TableLayout
+    from referee.vision.simulator.video import PlayTruth
+
+    layout = TableLayout.default(["N", "S"])
+    deal = {"event": "deal", "game": "briscola-2", "seats": ["N", "S"], "dealer": "S", "trump_card": "coppe_1"}
+    n1, s1 = _card_at(layout, "N", "spade_3", 0.97), _card_at(layout, "S", "spade_5", 0.97)
+    s2 = _card_at(layout, "S", "coppe_4", 0.97)
+    dets = [Detections.empty()] * 3 + [n1] * 12 + [_both(n1, s1)] * 15 + [Detections.empty()] * 30 + [s2] * 20
+    times = [round(i / 10, 3) for i in range(len(dets))]
+    plays = [PlayTruth("N", "spade_3", 0.3, 1), PlayTruth("S", "spade_5", 1.5, 1),
+             PlayTruth("N", "bastoni_2", 4.0, 2), PlayTruth("S", "coppe_4", 6.0, 2)]
+    _save_recording(path, Recording(
+        game="briscola-2", seats=("N", "S"), plays=plays, truth_calls=[], layout=layout,
+        frames=[(t, [deal] if i == 0 else []) for i, t in enumerate(times)],
+        detections=list(zip(times, dets, strict=True)), vision="test", family="italian"))
+
+
+def test_a_lead_the_camera_never_saw_is_asked_about_not_called_out_of_turn(tmp_path: Path) -> None:
+    from referee.demo import replay_demo
+
+    _missed_lead_recording(tmp_path / "deal.pkl")
+    asked = replay_demo(tmp_path / "deal.pkl")  # the default: always ask before out of turn
+    assert not any(c["call"] == "violation" for c in asked.calls)
+    assert asked.confirms == 1 and asked.refused == 0  # "did N play?": the operator names bastoni_2
+    plays = [(e["seat"], e["card"]) for e in asked.events if e["event"] == "play"]
+    assert plays[2:] == [("N", "bastoni_2"), ("S", "coppe_4")]
+    trusted = replay_demo(tmp_path / "deal.pkl", trust_after=1)  # opted in: one whole trick seen
+    assert [(c["seat"], c["rule"]) for c in trusted.calls if c["call"] == "violation"] == [("S", "out_of_turn")]
+    assert trusted.confirms == 0
+
+
+@pytest.mark.parametrize(("call", "text"), [
+    ({"call": "withdrawn", "seat": "W", "rule": "revoke", "trick": 2, "detail": "-", "reason": "undo"},
+     "WITHDRAWN W: revoke (trick 2, undo)"),
+    ({"call": "declaration", "seat": "N", "kind": "terza", "cards": ["AS", "KS", "QS"], "points": 20},
+     "N declares terza (20): AS KS QS"),
+])
+def test_the_demo_video_captions_withdrawn_and_declaration_calls(call: dict[str, Any], text: str) -> None:
+    from referee.demo import call_text
+
+    assert call_text(call) == text

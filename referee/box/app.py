@@ -123,10 +123,11 @@ class Box:
 
     def attach_vision(self, tracker: Any) -> None:
         """Camera plays from now on are decided by a :class:`PlayArbiter` over ``tracker`` (the
-        vision feed's play tracker): questions about missed plays, out of turn trusted only
-        after whole tricks, nothing after the deal is over."""
+        vision feed's play tracker): questions about missed plays, out of turn called without
+        asking only where the config opts in (``thresholds.trust_after_tricks``) and after that
+        many whole tricks, nothing after the deal is over."""
         self.arbiter = PlayArbiter(tracker, lambda: self.referee, self._arbiter_apply,
-                                   self.cfg.thresholds.confidence)
+                                   self.cfg.thresholds.confidence, self.cfg.thresholds.trust_after_tricks)
         self._resume_trust()
 
     def _resume_trust(self) -> None:

@@ -59,6 +59,10 @@ class CameraConfig:
 class ThresholdsConfig:
     confidence: float = 0.80  # below: ask the table to confirm the card
     still_s: float = 0.30  # a card still for this long is played
+    #: whole tricks in a row the camera must have seen before it calls an out-of-turn play
+    #: without asking "did <seat on turn> play?"; 0 (default): always ask (a camera that missed
+    #: the turn seat's card entirely would call it falsely, and it forfeits a tournament deal)
+    trust_after_tricks: int = 0
 
 
 @dataclass(frozen=True)
@@ -261,6 +265,7 @@ def _thresholds(r: _Reader) -> ThresholdsConfig:
     cfg = ThresholdsConfig(
         confidence=r.float_("confidence", 0.80, 0.0, 1.0),
         still_s=r.float_("still_s", 0.30, 0.0, 10.0),
+        trust_after_tricks=r.int_("trust_after_tricks", 0, range(0, 41)),
     )
     r.done()
     return cfg

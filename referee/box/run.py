@@ -174,8 +174,8 @@ def _open_feed(cfg: BoxConfig, args: argparse.Namespace, box: Box) -> Feed:
         except (OSError, ValueError) as exc:
             raise CameraError(f"{args.sim_events}: cannot read the simulation's events: {exc}") from exc
     feed = open_vision_feed(cfg, LiveRules(lambda: box.referee), sim_events)
-    # The box asks the same questions as `referee watch` (missed plays, out of turn only once
-    # the camera has earned trust): one PlayArbiter decides for both.
+    # The box asks the same questions as `referee watch` (missed plays; out of turn asked
+    # first unless thresholds.trust_after_tricks opts in): one PlayArbiter decides for both.
     feed.attach_to(box)
     return feed
 

@@ -1,12 +1,13 @@
 """The camera's earned trust survives a restart: it is derived again from the match record.
 
+Where the config opts in (``thresholds.trust_after_tricks = N``, default 0: never),
 :class:`~referee.vision.arbiter.PlayArbiter` calls an out-of-turn play without asking only
-after :data:`~referee.vision.arbiter.TRUSTED_AFTER` whole tricks in a row (no card the camera
-missed and the operator had to name). A box restarted mid-deal (power cut, ``kill -9``) built
-a fresh arbiter and asked again for two tricks. The record already holds what that count is
-made of, committed atomically with each event: the events with their calls (``trick`` ends a
-trick, ``deal`` starts the count again), and the plays the operator named after a "did <seat>
-play?" question, which the box records with ``"missed": true``. Replaying them through the
+after N whole tricks in a row (no card the camera missed and the operator had to name). A box
+restarted mid-deal (power cut, ``kill -9``) built a fresh arbiter and asked again for N
+tricks. The record already holds what that count is made of, committed atomically with each
+event: the events with their calls (``trick`` ends a trick, ``deal`` starts the count again),
+and the plays the operator named after a "did <seat> play?" question, which the box records
+with ``"missed": true``. Replaying them through the
 arbiter's own :meth:`~referee.vision.arbiter.PlayArbiter.note` gives it the same state as an
 uninterrupted run, so the decision rule stays written once, in the arbiter.
 """
@@ -31,12 +32,9 @@ def resume_trust(
 ) -> None:
     """Note the recorded ``(event, calls)`` steps of the current match, in order, as the live
     box did (rejected events, recorded with an ``error`` call, were never noted)."""
-    arbiter.clean_tricks, arbiter._named_missed = 0, False  # a fresh arbiter's: the record decides
+    arbiter.forget_trust()  # a fresh arbiter's record: the match record decides
     for event, calls in steps:
         if any(c.get("call") == "error" for c in calls):
             continue
-        if named_after_missed(event):
-            # What PlayArbiter.answer sets when the operator names a missed card; the arbiter
-            # has no public setter for it (its note() cannot tell such a play apart).
-            arbiter._named_missed = True
-        arbiter.note(event, calls)
+        # A card named after "did <seat> play?": what PlayArbiter.answer notes live.
+        arbiter.note(event, calls, named_missed=named_after_missed(event))

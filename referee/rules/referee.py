@@ -186,6 +186,12 @@ class Referee:
         return None if self.deal is None else self.deal.turn
 
     @property
+    def deal_events(self) -> tuple[Event, ...]:
+        """The current deal's accepted events, its deal event first (read-only): replaying
+        them with :meth:`from_events` rebuilds the deal, e.g. to try a play on a copy."""
+        return tuple(self._deal_events)
+
+    @property
     def result(self) -> DealResult | None:
         """The current deal's result once it is over."""
         return None if self.deal is None else self.deal.result

@@ -7,9 +7,13 @@ box (``referee run``, :class:`referee.box.app.Box`), so the live decisions are w
   ``confirm_below``) becomes a ``{"call": "confirm", ...}`` request and the plays after it wait;
 * a play from a seat not on turn first asks whether the seat on turn played (the camera may
   have missed its card): ``{"call": "confirm", "seat": turn, "card": guess-or-None, "missed":
-  true}``.  Only a camera that saw :data:`TRUSTED_AFTER` whole tricks in a row, with no
-  evidence of a missed card and the turn seat's spot clear, calls out_of_turn without asking
-  (out of turn forfeits a tournament briscola-4 deal);
+  true}``; the operator's "no" then calls out_of_turn.  By default the camera never calls
+  out_of_turn on its own: out of turn forfeits a tournament briscola-4 deal, and a camera that
+  missed the turn seat's card entirely (nothing still, nothing in its spot) would call it
+  falsely (3 false calls in 10 simulated deals, ``vision_e2e.py --seeds 2``).  A table may opt
+  in with ``trust_after`` (``--trust-after-tricks``, the box's ``trust_after_tricks``): a
+  camera that saw that many whole tricks in a row, with no evidence of a missed card and the
+  turn seat's spot clear, then calls out_of_turn without asking;
 * a sure camera play that the rules would call a violation (other than out of turn: above) is
   asked first, ``{"call": "confirm", ..., "violation": rule}``: in a legal game it is far
   likelier a misread, and a misread taken as sure puts every later trick out of step;
@@ -34,12 +38,16 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from referee.errors import ConfigError
 from referee.rules import Referee
 from referee.rules.calls import ViolationCall
 
 Event = dict[str, Any]
-#: whole tricks in a row the camera must have seen before it calls out_of_turn without asking
+#: the usual ``trust_after`` for a table that opts in to out-of-turn calls from the camera:
+#: whole tricks in a row it must have seen before it calls out_of_turn without asking
 TRUSTED_AFTER = 2
+#: ``trust_after`` by default: never trusted, an out-of-turn play is always asked about first
+NEVER_TRUSTED = 0
 
 
 class PlayArbiter:
@@ -48,6 +56,8 @@ class PlayArbiter:
     ``tracker``: the play tracker's questions (``missed_since``, ``best_guess``,
     ``trick_on_table``, ``spot_clear``, ``settle``, ``config.long_gone_s``).
     ``apply(event) -> calls``: sends a play to the referee, returns its calls as dicts.
+    ``trust_after``: whole tricks in a row after which the camera calls out_of_turn without
+    asking (:data:`NEVER_TRUSTED`, the default: always ask).
     """
 
     def __init__(
@@ -56,11 +66,15 @@ class PlayArbiter:
         referee_of: Callable[[], Referee],
         apply: Callable[[Event], list[Event]],
         confirm_below: float = 0.8,
+        trust_after: int = NEVER_TRUSTED,
     ) -> None:
+        if trust_after < 0:
+            raise ConfigError(f"trust_after: expected 0 (never) or a number of tricks, got {trust_after}")
         self.tracker = tracker
         self.referee_of = referee_of
         self.apply = apply
         self.confirm_below = confirm_below
+        self.trust_after = trust_after
         self.queue: list[Event] = []  # camera plays not yet applied, in order
         self.asked = False  # the queue's head is waiting for the operator
         self.t = 0.0
@@ -98,8 +112,32 @@ class PlayArbiter:
             out += self._gathered_short()
         return out
 
-    def note(self, event: Mapping[str, Any], calls: Sequence[Mapping[str, Any]]) -> None:
-        """An event the referee accepted (from here or from the operator), with its calls."""
+    @property
+    def named_missed(self) -> bool:
+        """Whether the operator named a card the camera missed in the trick in progress."""
+        return self._named_missed
+
+    @property
+    def trusted(self) -> bool:
+        """Whether an out-of-turn play seen clearly is called without asking (opted in, and
+        enough whole tricks in a row seen)."""
+        return self.trust_after > 0 and self.clean_tricks >= self.trust_after
+
+    def forget_trust(self) -> None:
+        """Back to a fresh arbiter's record: no whole tricks seen, no missed card named."""
+        self.clean_tricks, self._named_missed = 0, False
+
+    def note(
+        self, event: Mapping[str, Any], calls: Sequence[Mapping[str, Any]], named_missed: bool = False
+    ) -> None:
+        """An event the referee accepted (from here or from the operator), with its calls.
+
+        ``named_missed``: the event is a play the operator named after a "did <seat> play?"
+        question (the camera missed that card, so its trick does not count as whole).  The
+        arbiter's own :meth:`answer` knows it already; a caller replaying a record (the box
+        after a restart) says so here."""
+        if named_missed and event.get("event") == "play":
+            self._named_missed = True
         if event.get("event") in ("deal", "play"):
             self.last_play_t = self.t
         if event.get("event") == "deal" or any(c.get("call") == "trick" for c in calls):
@@ -180,7 +218,7 @@ class PlayArbiter:
         aside (the missed-card questions above decide that one), else None.  Binocolo seed 1
         (Knoll print): E's 9C, read as 9S at ~0.87 for a second, went in as a revoke (E had
         melded 9C) and put every later trick out of step; a question costs less."""
-        events = getattr(self.referee_of(), "_deal_events", None)  # the deal so far, replayable
+        events = self.referee_of().deal_events  # the deal so far, replayable
         if not events:
             return None
         try:
@@ -213,7 +251,8 @@ class PlayArbiter:
         """A play from a seat not on turn: when the camera may have missed the turn seat's card
         (a still card it could not read, the trick already gathered, or a card lying where that
         seat's card would be) ask about that seat instead of calling out_of_turn (which loses a
-        tournament deal); seen clearly with nothing missed, it is out of turn."""
+        tournament deal).  Only a trusted camera (opted in, whole tricks seen) that saw it
+        clearly with nothing missed calls it out of turn without asking."""
         referee = self.referee_of()
         turn, deal = referee.turn, referee.deal
         if turn is None or deal is None or head.get("checked"):
@@ -226,8 +265,7 @@ class PlayArbiter:
         if head.get("seat") == turn and not gathered:
             return None
         evidence = self.tracker.missed_since(self.trick_start_t)
-        trusted = self.clean_tricks >= TRUSTED_AFTER
-        if trusted and evidence is None and not gathered and self.tracker.spot_clear(turn, self.t):
+        if self.trusted and evidence is None and not gathered and self.tracker.spot_clear(turn, self.t):
             return None
         return self._question_about(turn, evidence)
 

@@ -16,6 +16,10 @@ the frame time ``t``.  Besides the core's calls the loop prints:
   nothing is lost meanwhile, the loop just waits.
 * ``{"call": "error", "detail"}`` for operator lines that are not valid JSON or are rejected.
 
+A play from a seat not on turn is asked about ("did the seat on turn play?") before it is
+called out of turn, unless ``--trust-after-tricks N`` lets a camera that saw N whole tricks in
+a row call it at once (see :mod:`referee.vision.arbiter`).
+
 Operator events (``deal``, ``confirm``, ``undo``, contracts...) come from ``--events FILE``
 (JSON Lines, followed as it grows, ``-`` for stdin); a ``sim:`` source without ``--events``
 plays the simulated operator (its deal and contract events, never its plays).  Without a
@@ -38,7 +42,7 @@ from typing import Any, TextIO
 
 from referee.errors import RefereeError
 from referee.rules import Referee, get_game
-from referee.vision.arbiter import PlayArbiter
+from referee.vision.arbiter import NEVER_TRUSTED, PlayArbiter
 from referee.vision.detections import Image
 from referee.vision.live import LiveVision
 
@@ -56,7 +60,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--models", help="model folder (default: the committed models/)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--confirm-below", type=float, default=0.8, help="ask the operator below this confidence")
+    add_trust_argument(parser)
     parser.add_argument("--max-frames", type=int, default=0, help="stop after this many frames (0 = no limit)")
+
+
+def add_trust_argument(parser: argparse.ArgumentParser) -> None:
+    """``--trust-after-tricks N`` (``referee watch`` and ``referee demo``)."""
+    parser.add_argument(
+        "--trust-after-tricks", type=_tricks, default=NEVER_TRUSTED, metavar="N",
+        help="call an out-of-turn play without asking once the camera saw N whole tricks in a row "
+             "(default 0: always ask whether the seat on turn played first; a camera that missed "
+             "that card entirely would call it falsely)")
+
+
+def _tricks(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 (always ask) or a number of tricks, got {text!r}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
@@ -80,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     referee = Referee()
     live = LiveVision.create(layout, classifier, referee, apply_plays=False)
-    loop = WatchLoop(live, referee, args.game, layout.seats, args.confirm_below)
+    loop = WatchLoop(live, referee, args.game, layout.seats, args.confirm_below, args.trust_after_tricks)
     feed = OperatorFeed(args.events) if args.events else None
     scripted: list[tuple[float, Event]] = []
     if feed is None and isinstance(source, SimulatorSource):
@@ -135,13 +159,19 @@ class WatchLoop:
     plays, quiet after the deal) are :class:`~referee.vision.arbiter.PlayArbiter`'s."""
 
     def __init__(
-        self, live: LiveVision, referee: Referee, game: str, seats: Sequence[str], confirm_below: float = 0.8
+        self,
+        live: LiveVision,
+        referee: Referee,
+        game: str,
+        seats: Sequence[str],
+        confirm_below: float = 0.8,
+        trust_after: int = NEVER_TRUSTED,
     ) -> None:
         self.live = live
         self.referee = referee
         self.game = game
         self.seats = list(seats)
-        self.arbiter = PlayArbiter(live.tracker, lambda: self.referee, self._apply, confirm_below)
+        self.arbiter = PlayArbiter(live.tracker, lambda: self.referee, self._apply, confirm_below, trust_after)
         self.trump_votes: Counter[str] = Counter()
         self.dealt = False
         self.camera_ok = True
@@ -229,11 +259,12 @@ class WatchLoop:
         out = [{**c, "t": round(self.t, 2)} for c in calls]
         self.arbiter.note(event, out)
         for call in out:
-            self.last_text = _call_text(call) or self.last_text
+            self.last_text = call_text(call) or self.last_text
         return out
 
 
-def _call_text(call: Mapping[str, Any]) -> str:
+def call_text(call: Mapping[str, Any]) -> str:
+    """The annotated video's caption for a referee call ("" for calls without one)."""
     kind = call.get("call")
     if kind == "trick":
         return f"trick {call.get('number')}: {call.get('winner')} takes {call.get('points')}"
@@ -241,9 +272,20 @@ def _call_text(call: Mapping[str, Any]) -> str:
         return f"{call.get('seat')} to play"
     if kind == "violation":
         return f"VIOLATION {call.get('seat')}: {call.get('rule')}"
+    if kind == "withdrawn":  # a violation the table heard no longer stands
+        return f"WITHDRAWN {call.get('seat')}: {call.get('rule')} (trick {call.get('trick')}, {call.get('reason')})"
+    if kind == "declaration":
+        return declaration_text(call)
     if kind in ("deal_end", "match_end"):
         return f"{kind}: {call.get('winner')}"
     return ""
+
+
+def declaration_text(call: Mapping[str, Any]) -> str:
+    """A belotta declaration's or binocolo meld's caption: who, what, points, cards."""
+    text = f"{call.get('seat')} declares {call.get('kind')} ({call.get('points')})"
+    cards = " ".join(str(c) for c in call.get("cards") or ())
+    return f"{text}: {cards}" if cards else text
 
 
 class OperatorFeed:

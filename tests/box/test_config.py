@@ -22,12 +22,18 @@ def test_default_config_file_loads_with_documented_values() -> None:
     assert cfg.display.i2c_address == 0x3C
     assert cfg.state_dir == Path("/var/lib/referee")
     assert cfg.language == "it"
+    assert cfg.thresholds.trust_after_tricks == 0  # the example config asks before out of turn
 
 
 def test_empty_config_gives_defaults() -> None:
     cfg = parse_config("")
     assert cfg.game == BoxConfig().game
     assert cfg.timer.seconds == 20 and cfg.timer.enabled == "game"
+    assert cfg.thresholds.trust_after_tricks == 0  # never call out of turn from the camera alone
+
+
+def test_trust_after_tricks_opts_in_to_out_of_turn_calls_from_the_camera() -> None:
+    assert parse_config("[thresholds]\ntrust_after_tricks = 2").thresholds.trust_after_tricks == 2
 
 
 def test_relative_paths_are_relative_to_the_config_file(tmp_path: Path) -> None:
@@ -63,6 +69,8 @@ def test_chiamata_five_seats_need_five_leds() -> None:
         ("[camera]\nfps = 0", r"camera\.fps: expected an integer 1\.\.120, got 0"),
         ("[camera]\nretry_s = 'soon'", r"camera\.retry_s: expected a number"),
         ("[thresholds]\nconfidence = 1.5", r"thresholds\.confidence: expected a number 0\.0\.\.1\.0, got 1\.5"),
+        ("[thresholds]\ntrust_after_tricks = -1", r"thresholds\.trust_after_tricks: expected an integer 0\.\.40, got -1"),
+        ("[thresholds]\ntrust_after_tricks = true", r"thresholds\.trust_after_tricks: expected an integer 0\.\.40"),
         ("[timer]\nenabled = 'yes'", r"timer\.enabled: expected true, false or \"game\", got 'yes'"),
         ("[timer]\nseconds = 20\nwarning_s = 20", r"timer\.warning_s: expected an integer 0\.\.19, got 20"),
         ("[display]\ndriver = 'ssd1351'", r"display\.driver: expected one of 'ssd1306', 'ssd1309', 'sh1106', 'none'"),

@@ -1,5 +1,7 @@
 """After a crash mid-deal the camera keeps the trust it had earned (two whole tricks seen: an
 out-of-turn play is called at once, not asked about), derived from the SQLite match record.
+The shortcut is opt-in (``thresholds.trust_after_tricks``): these boxes enable it; with the
+default every out-of-turn play is asked about first (the last tests).
 
 A crash is simulated as ``kill -9`` leaves the state: the state directory (database and WAL)
 is copied while the first box still holds it open, and a new box resumes from the copy."""
@@ -7,6 +9,7 @@ is copied while the first box still holds it open, and a new box resumes from th
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +20,7 @@ from tracker_doubles import StubTracker, Track
 
 from box.helpers import FakeClock, RecordingSignals
 from referee.box.app import Box
-from referee.box.config import BoxConfig
+from referee.box.config import BoxConfig, parse_config
 from referee.box.display import Display, NullDisplay
 from referee.box.screens import ViolationScreen
 from referee.box.signals import Signals
@@ -28,6 +31,13 @@ DEAL = {"event": "deal", "game": "briscola-4", "seats": ["N", "W", "S", "E"], "d
 SEATS = DEAL["seats"]
 CARDS = ["coppe_1", "coppe_2", "coppe_3", "coppe_4", "spade_1", "spade_2", "spade_3", "spade_4",
          "denari_1", "denari_2", "denari_3", "denari_4", "coppe_5", "spade_5", "denari_5"]
+
+
+@pytest.fixture
+def cfg(tmp_path: Path) -> BoxConfig:
+    """The box config with the trusted-camera shortcut enabled after the usual two tricks."""
+    base = parse_config(f"[thresholds]\ntrust_after_tricks = {TRUSTED_AFTER}\n")
+    return replace(base, state_dir=tmp_path / "state")
 
 
 def new_box(cfg: BoxConfig, clock: FakeClock, state: Path) -> tuple[Box, StubTracker, RecordingSignals]:
@@ -75,7 +85,7 @@ SCRIPT = [*(whole_play(i) for i in range(8)), missed_lead, whole_play(10), whole
 
 def trust(box: Box) -> tuple[int, bool]:
     assert box.arbiter is not None
-    return box.arbiter.clean_tricks, box.arbiter._named_missed
+    return box.arbiter.clean_tricks, box.arbiter.named_missed
 
 
 def crash_copy(box: Box, state: Path, tmp_path: Path, name: str) -> Path:
@@ -151,3 +161,22 @@ def test_a_crash_at_any_step_resumes_with_the_uninterrupted_trust(
     assert trust(box) == trust(calm) == (0, False)  # trick 3 had a missed card
     assert box.store.events(1) == calm.store.events(1)
     assert sum(1 for e in calm.store.events(1) if e.get("missed") is True) == 1
+
+
+def test_by_default_the_resumed_trust_still_asks_before_out_of_turn(
+    cfg: BoxConfig, clock: FakeClock, tmp_path: Path
+) -> None:
+    """The default config (no trust_after_tricks): the same two whole tricks and restart are
+    counted, but an out-of-turn card still asks "did <seat on turn> play?" first."""
+    default = replace(parse_config(""), state_dir=cfg.state_dir)
+    assert default.thresholds.trust_after_tricks == 0
+    first, tracker, _ = new_box(default, clock, default.state_dir)
+    first.handle(DEAL)
+    for step in SCRIPT[:8]:
+        step(first, tracker)
+    box, _, _ = new_box(default, clock, crash_copy(first, default.state_dir, tmp_path, "crashed"))
+    assert trust(box) == (TRUSTED_AFTER, False) and box.arbiter is not None and not box.arbiter.trusted
+    seat = turn(box)
+    camera(box, after(after(seat)), CARDS[13], 20.0)
+    assert box.pending is not None and box.pending.get("missed") and box.pending["seat"] == seat
+    assert not any(c.get("call") == "violation" for c in box.store.calls(crashed_match(box)))

@@ -4,16 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from tracker_doubles import StubTracker, Track
 
+from referee.errors import ConfigError
 from referee.rules import Referee
-from referee.vision.arbiter import TRUSTED_AFTER, PlayArbiter
+from referee.vision.arbiter import NEVER_TRUSTED, TRUSTED_AFTER, PlayArbiter
 
 SEATS = ["N", "W", "S", "E"]
 DEAL = {"event": "deal", "game": "briscola-4", "seats": SEATS, "trump_card": "denari_1"}
 
 
-def setup() -> tuple[PlayArbiter, Referee, StubTracker]:
+def setup(trust_after: int = NEVER_TRUSTED) -> tuple[PlayArbiter, Referee, StubTracker]:
     ref, tracker = Referee(), StubTracker()
 
     def apply(event: dict[str, Any]) -> list[dict[str, Any]]:
@@ -21,7 +23,7 @@ def setup() -> tuple[PlayArbiter, Referee, StubTracker]:
         arbiter.note(event, calls)
         return calls
 
-    arbiter = PlayArbiter(tracker, lambda: ref, apply)
+    arbiter = PlayArbiter(tracker, lambda: ref, apply, trust_after=trust_after)
     apply(dict(DEAL))
     return arbiter, ref, tracker
 
@@ -41,19 +43,76 @@ def test_out_of_turn_is_asked_about_until_whole_tricks_were_seen() -> None:
     assert ref.deal is not None and arbiter.question is None
 
 
-def test_a_trusted_camera_calls_out_of_turn_without_asking() -> None:
-    arbiter, _, _ = setup()
-    cards = iter(["coppe_1", "coppe_2", "coppe_3", "coppe_4", "spade_1", "spade_2", "spade_3", "spade_4"])
+def whole_tricks(arbiter: PlayArbiter, tricks: int) -> float:
+    """The camera sees ``tricks`` whole tricks, every card clearly; returns the last frame time."""
+    cards = iter(["coppe_1", "coppe_2", "coppe_3", "coppe_4", "spade_1", "spade_2", "spade_3", "spade_4",
+                  "denari_2", "denari_3", "denari_4", "denari_5"])
     t = 1.0
-    while arbiter.clean_tricks < TRUSTED_AFTER:
+    while arbiter.clean_tricks < tricks:
         turn = arbiter.referee_of().turn
         assert turn is not None
         t += 1
         assert all(c["call"] != "confirm" for c in arbiter.camera([play(turn, next(cards))], t))
+    return t
+
+
+def out_of_turn_play(arbiter: PlayArbiter, t: float) -> tuple[str, list[dict[str, Any]]]:
     turn = arbiter.referee_of().turn
     wrong = next(s for s in SEATS if s != turn)
-    out = arbiter.camera([play(wrong, "bastoni_5")], t + 1)
+    return wrong, arbiter.camera([play(wrong, "bastoni_5")], t)
+
+
+def test_a_trusted_camera_calls_out_of_turn_without_asking_where_the_table_opted_in() -> None:
+    arbiter, _, _ = setup(trust_after=TRUSTED_AFTER)
+    t = whole_tricks(arbiter, TRUSTED_AFTER)
+    assert arbiter.trusted
+    _, out = out_of_turn_play(arbiter, t + 1)
     assert any(c.get("rule") == "out_of_turn" for c in out) and not any(c["call"] == "confirm" for c in out)
+
+
+def test_by_default_even_a_camera_with_whole_tricks_asks_before_out_of_turn() -> None:
+    # Briscola-2 seed 2 (Napoletane on check): the finder never proposed the turn seat's card,
+    # so nothing was missed as far as the tracker knew; the shortcut called the next card out
+    # of turn, a false violation (it forfeits a tournament deal). Asking costs one question.
+    arbiter, ref, _ = setup()
+    t = whole_tricks(arbiter, 3)
+    assert arbiter.clean_tricks == 3 and not arbiter.trusted
+    wrong, out = out_of_turn_play(arbiter, t + 1)
+    turn = ref.turn
+    assert [(c["call"], c["seat"], c.get("missed")) for c in out] == [("confirm", turn, True)]
+    assert not any(c["call"] == "violation" for c in out)
+    out = arbiter.answer({"event": "confirm", "accept": False})  # no: the seat on turn did not play
+    assert [(c.get("seat"), c.get("rule")) for c in out if c["call"] == "violation"] == [(wrong, "out_of_turn")]
+
+
+def test_a_trusted_camera_is_asked_again_after_a_missed_card_until_whole_tricks_follow() -> None:
+    arbiter, _, tracker = setup(trust_after=1)
+    t = whole_tricks(arbiter, 1)
+    assert arbiter.trusted
+    tracker.missed = Track(4, "coppe_7")  # a still card the camera could not read
+    turn = arbiter.referee_of().turn
+    out = arbiter.camera([play(next(s for s in SEATS if s != turn), "spade_7")], t + 1)
+    assert out[-1]["missed"] and out[-1]["seat"] == turn
+    arbiter.answer({"event": "confirm"})
+    assert arbiter.named_missed and arbiter.clean_tricks == 1
+
+
+def test_a_negative_trust_setting_is_refused_naming_it() -> None:
+    with pytest.raises(ConfigError, match="trust_after"):
+        PlayArbiter(StubTracker(), Referee, lambda e: [], trust_after=-1)
+
+
+def test_note_can_say_a_play_was_named_after_a_missed_question() -> None:
+    # The box replays its record through note(); a named missed card breaks the whole-trick run.
+    arbiter, _, _ = setup(trust_after=TRUSTED_AFTER)
+    whole_tricks(arbiter, 1)
+    arbiter.note({"event": "play", "seat": "N", "card": "denari_7"}, [], named_missed=True)
+    assert arbiter.named_missed
+    arbiter.note({"event": "play", "seat": "W", "card": "denari_8"}, [{"call": "trick", "number": 2}])
+    assert arbiter.clean_tricks == 0 and not arbiter.named_missed
+    arbiter.clean_tricks = 5
+    arbiter.forget_trust()
+    assert (arbiter.clean_tricks, arbiter.named_missed, arbiter.trusted) == (0, False, False)
 
 
 def test_a_guess_confirmed_settles_the_track_and_the_queued_play_follows() -> None:
@@ -161,3 +220,13 @@ def test_the_operator_can_confirm_a_play_that_breaks_a_rule() -> None:
     arbiter.camera([play("W", "coppe_3")], 2.0)
     out = arbiter.answer({"event": "confirm"})
     assert [c["rule"] for c in out if c["call"] == "violation"] == ["duplicate_card"]
+
+
+def test_the_referee_shows_the_deal_so_far_read_only_for_the_trial_play() -> None:
+    arbiter, ref, _ = setup()
+    arbiter.camera([play("N", "coppe_3")], 1.0)
+    events = ref.deal_events
+    assert isinstance(events, tuple) and len(events) == 2  # the deal event, N's play
+    trial = Referee.from_events(events)
+    assert trial.turn == ref.turn == "W" and trial is not ref
+    assert len(ref.deal_events) == 2 and ref.deal_events is not events  # a copy each time

@@ -15,7 +15,7 @@ from referee.cli import main
 from referee.rules import Referee
 from referee.vision.detections import Detections
 from referee.vision.tracker import TrackerConfig
-from referee.vision.watch import OperatorFeed, WatchLoop
+from referee.vision.watch import OperatorFeed, WatchLoop, call_text
 
 SEATS = ["N", "W", "S", "E"]
 
@@ -225,15 +225,66 @@ def test_when_the_operator_says_the_seat_on_turn_did_not_play_the_out_of_turn_pl
     assert len([c for c in out if c["call"] == "confirm"]) == 1  # asked once, not about W again
 
 
-def test_a_clear_out_of_turn_play_with_nothing_missed_is_called_at_once() -> None:
-    ref = Referee()
+def two_whole_tricks_then_w_out_of_turn() -> StubLive:
     first = [play("N", "coppe_1"), play("W", "coppe_2"), play("S", "coppe_3"), play("E", "coppe_4")]
     second = [play("N", "spade_1"), play("W", "spade_2"), play("S", "spade_3"), play("E", "spade_4")]
-    live = StubLive([[], first, second, [play("W", "denari_3")]])  # N leads, W plays first
-    loop = WatchLoop(live, ref, "briscola-4", SEATS)  # type: ignore[arg-type]
+    return StubLive([[], first, second, [play("W", "denari_3")], []])  # N leads, W plays first
+
+
+def test_a_clear_out_of_turn_play_is_called_at_once_where_the_table_trusts_the_camera() -> None:
+    ref = Referee()
+    live = two_whole_tricks_then_w_out_of_turn()
+    loop = WatchLoop(live, ref, "briscola-4", SEATS, trust_after=2)  # type: ignore[arg-type]
     out = steps(loop, 4, {0: [briscola4_deal()]})
     assert not [c for c in out if c["call"] == "confirm"]  # two whole tricks seen: trusted
     assert [(c["seat"], c["rule"]) for c in out if c["call"] == "violation"] == [("W", "out_of_turn")]
+
+
+def test_by_default_a_clear_out_of_turn_play_is_asked_about_before_it_is_called() -> None:
+    ref = Referee()
+    live = two_whole_tricks_then_w_out_of_turn()
+    loop = WatchLoop(live, ref, "briscola-4", SEATS)  # type: ignore[arg-type]
+    out = steps(loop, 5, {0: [briscola4_deal()], 4: [{"event": "confirm", "accept": False}]})
+    assert [(c["seat"], c["card"], c.get("missed")) for c in out if c["call"] == "confirm"] == [("N", None, True)]
+    assert [(c["seat"], c["rule"]) for c in out if c["call"] == "violation"] == [("W", "out_of_turn")]
+
+
+@pytest.mark.parametrize(("call", "text"), [
+    ({"call": "withdrawn", "seat": "W", "rule": "revoke", "trick": 1, "detail": "...", "reason": "false_declaration"},
+     "WITHDRAWN W: revoke (trick 1, false_declaration)"),
+    ({"call": "declaration", "seat": "N", "kind": "tierce", "cards": ["7S", "8S", "9S"], "points": 20},
+     "N declares tierce (20): 7S 8S 9S"),
+    ({"call": "declaration", "seat": "E", "kind": "belote", "points": 20}, "E declares belote (20)"),
+])
+def test_withdrawn_and_declaration_calls_get_a_caption(call: dict[str, Any], text: str) -> None:
+    assert call_text(call) == text
+
+
+BELOTTA_FALSE_DECLARATION: list[dict[str, Any]] = [
+    {"event": "deal", "game": "belotta", "seats": SEATS, "dealer": "E", "turned": "7H"},
+    {"event": "contract", "seat": "N", "trump": "H"},
+    {"event": "declare", "seat": "W", "cards": ["AS", "KS", "QS"]},
+    play("N", "7S"), play("W", "8C"), play("S", "AS"),
+]
+
+
+def test_a_real_declaration_and_its_withdrawn_revoke_are_the_video_caption() -> None:
+    # Belotta 3f (README "Withdrawn violations"): W declares a tierce it does not hold, a revoke
+    # is proved by it, then S plays the declared AS: the revoke is withdrawn.
+    ref = Referee()
+    loop = WatchLoop(StubLive([]), ref, "belotta", SEATS)  # type: ignore[arg-type]
+    texts = []
+    for event in BELOTTA_FALSE_DECLARATION:
+        calls = loop._apply(event)
+        assert not any(c["call"] == "error" for c in calls), calls
+        texts += [call_text(c) for c in calls if c["call"] in ("declaration", "withdrawn")]
+    assert texts == ["W declares terza (20): AS KS QS", "WITHDRAWN W: revoke (trick 1, false_declaration)"]
+
+
+def test_cli_refuses_a_negative_trust_after_tricks(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["watch", "--source", "sim:briscola-4:1", "--game", "briscola-4", "--trust-after-tricks", "-1"])
+    assert "trust-after-tricks" in capsys.readouterr().err
 
 
 def test_a_camera_that_has_just_missed_a_card_asks_before_calling_out_of_turn() -> None:
