@@ -48,8 +48,10 @@ def show(deck: str, report: dict[str, Any]) -> None:
             continue
         print(f"{key}: acc {r['acc']:.4f}  cards->back {r['cards_called_back']:.4f}  "
               f"back->card {r['back_called_card']:.4f}")
+        split = r.get("per_set_courts_pips", {})
         for name, s in r["per_set"].items():
-            print(f"  {name:45} n={s['n']:5d} acc={s['acc']:.4f}")
+            parts = "  ".join(f"{kind} {acc:.4f} (n={n})" for kind, (n, acc) in split.get(name, {}).items())
+            print(f"  {name:45} n={s['n']:5d} acc={s['acc']:.4f}  {parts}")
         print(f"  confusions: {', '.join(r['confusions'][:10])}")
     for key in ("photos_straightened", "photos_raw_box"):
         r = report.get(key, {})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,35 @@ def on_synthetic(clf: CardClassifier, data: SynthSet, batch: int = 64) -> dict[s
     for i in range(0, len(data), batch):
         preds += [index[p.card] for p in clf.classify(list(data.images[i:i + batch]))]
     names = [data.set_names[i] for i in data.set_ids]
-    return summarise(np.array(preds), data.labels, names, clf.labels)
+    report = summarise(np.array(preds), data.labels, names, clf.labels)
+    report["per_set_courts_pips"] = court_pip_split(np.array(preds), data.labels, names, clf.labels)
+    return report
+
+
+def is_court_code(code: str) -> bool:
+    """J/Q/K of a French code, fante/cavallo/re (8/9/10) of an Italian one: the faces whose
+    picture, not their pips, tells the rank."""
+    if code == BACK:
+        return False
+    if "_" in code:
+        return code.rpartition("_")[2] in {"8", "9", "10"}
+    return code[:-1] in {"J", "Q", "K"}
+
+
+def court_pip_split(pred: np.ndarray, truth: np.ndarray, groups: Sequence[str],
+                    labels: Sequence[str]) -> dict[str, Any]:
+    """Per print: accuracy on court faces and on pip faces apart (their failures differ: unseen
+    court art vs unusual pips), e.g. ``{"knoll...": {"courts": [360, 0.99], "pips": [1200, 0.79]}}``."""
+    court = np.array([is_court_code(labels[t]) for t in truth], bool)
+    card = np.array([labels[t] != BACK for t in truth], bool)
+    out: dict[str, Any] = {}
+    for g in sorted(set(groups)):
+        m = np.array([x == g for x in groups]) & card
+        if not m.any():
+            continue
+        out[g] = {kind: [int(sel.sum()), round(float((pred[sel] == truth[sel]).mean()), 4)]
+                  for kind, sel in (("courts", m & court), ("pips", m & ~court)) if sel.any()}
+    return out
 
 
 def split_code(code: str) -> tuple[str, str]:

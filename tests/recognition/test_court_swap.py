@@ -126,3 +126,15 @@ def test_sets_without_the_swap_keep_their_cache_key(indexed_shared: Path, tmp_pa
     cached_set(tmp_path, "french", [KENNARD], 1, 3, **kw)  # type: ignore[arg-type]
     cached_set(tmp_path, "french", [KENNARD], 1, 3, court_swap=0.0, **kw)  # type: ignore[arg-type]
     assert len(list(tmp_path.glob("french-*.npz"))) == 1
+
+
+def test_benchmark_splits_courts_from_pips() -> None:
+    from referee.recognition.evaluate import court_pip_split, is_court_code
+
+    assert is_court_code("QS") and is_court_code("coppe_9") and is_court_code("spade_10")
+    assert not is_court_code("10S") and not is_court_code("coppe_1") and not is_court_code("back")
+    labels = ["QS", "10S", "back"]
+    truth = np.array([0, 0, 1, 1, 2])
+    pred = np.array([0, 1, 1, 1, 0])
+    split = court_pip_split(pred, truth, ["a", "a", "a", "b", "a"], labels)
+    assert split == {"a": {"courts": [2, 0.5], "pips": [1, 1.0]}, "b": {"pips": [1, 1.0]}}
