@@ -1,0 +1,97 @@
+"""Non-cards read as cards: how often each model accepts what is not a face-up card.
+
+    .venv/bin/python benchmarks/recognition_negatives.py --deck italian \
+        --model-dir models --model-dir build/recognition/r2/italian
+
+Three kinds of crop, each counted at the pipeline's thresholds (a read >= 0.3 is a detection,
+``FramePipeline.min_confidence``; >= 0.6 is what the stock hypotheses need; >= 0.9 is 'sure'):
+
+  rendered-base   ``back``-class crops as training renders them (backs, bare cloth, clutter,
+                  a crop mostly off a card), a fresh seed, of the model's training prints
+  rendered-table  the same, half of them backs lying among and under other faces
+  sim-finder      simulated deals: the finder's quads with IoU < 0.3 to every face-up card
+                  (mostly the table's ArUco markers and stock edges)
+  sim-facedown    simulated deals: the true quads of the face-down cards (the stock), with the
+                  finder's kind of corner error
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from referee.cards import BACK
+from referee.paths import REPO_ROOT, models_dir
+from referee.recognition import CardClassifier
+from referee.recognition.dataset import cached_set
+
+sys.path.insert(0, str(Path(__file__).parent))
+from recognition_sim import frames, iou, jittered
+
+#: (game, print, seed, texture) per family: the decks the clubs play with and a held-out one.
+DEALS = {
+    "italian": (("briscola-2", "scopy_lowres_and_textures/trevisane", 1, "felt"),
+                ("briscola-4", "invido_regional_lowres/trevisane", 2, "tovaglia"),
+                ("briscola-2", "invido_regional_lowres/trevisane", 3, "check"),
+                ("briscola-chiamata", "beezlie_napoletane_digital/napoletane", 1, "legno"),
+                ("briscola-4", "invido_regional_lowres/piacentine", 1, "stripes"),
+                ("briscola-2", "omerkel_scopa_commons/napoletane", 2, "felt"),
+                ("briscola-4", "scopy_lowres_and_textures/trevisane", 4, "legno")),
+    "french": (("belotta", "bellot_svgcards_lgpl/french", 1, "felt"),
+               ("binocolo", "english_pattern_fomin_cc0/french", 2, "tovaglia"),
+               ("belotta", "knoll_vector_cards_pd/french", 3, "check")),
+}
+THRESHOLDS = (0.3, 0.6, 0.9)
+
+
+def sim_crops(deck: str) -> dict[str, list[np.ndarray]]:
+    from referee.vision.finder import CardFinder, FinderConfig, rectify
+
+    out: dict[str, list[np.ndarray]] = {"sim-finder": [], "sim-facedown": []}
+    for game, face_set, seed, texture in DEALS[deck]:
+        rng = np.random.default_rng(seed)
+        finder = CardFinder(FinderConfig(crop_size=(64, 96)))
+        for frame in frames(game, face_set, seed, texture):
+            up = [c.quad for c in frame.cards if c.face_up]
+            for c in frame.cards:
+                if not c.face_up:
+                    out["sim-facedown"].append(rectify(frame.image, jittered(c.quad, 0.06, rng), (64, 96)))
+            found = finder.find(frame.image)
+            out["sim-finder"] += [found.crops[k] for k, q in enumerate(found.quad) if all(iou(q, u) < 0.3 for u in up)]
+    return out
+
+
+def rendered_crops(deck: str, model_dir: Path, count: int) -> dict[str, list[np.ndarray]]:
+    plan = json.loads((model_dir / f"{deck}.json").read_text())["training"]
+    cache = REPO_ROOT / "build" / "recognition" / "negatives"
+    out = {}
+    for style in ("base", "table"):
+        data = cached_set(cache, deck, plan["train_sets"], 0, 9100, back_count=count, workers=1, style=style)
+        out[f"rendered-{style}"] = list(data.images)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deck", choices=("italian", "french"), required=True)
+    parser.add_argument("--model-dir", type=Path, action="append", help="repeat to compare (default: models/)")
+    parser.add_argument("--rendered", type=int, default=1500, help="rendered crops per style")
+    args = parser.parse_args()
+    dirs = args.model_dir or [models_dir()]
+    crops = {**rendered_crops(args.deck, dirs[0], args.rendered), **sim_crops(args.deck)}
+    print(f"{'model':40} {'crops':15} {'n':>5}  " + "  ".join(f"card>={t}" for t in THRESHOLDS))
+    for d in dirs:
+        clf = CardClassifier.load(args.deck, d, threads=1)
+        for kind, images in crops.items():
+            preds = [p for i in range(0, len(images), 8) for p in clf.classify(images[i:i + 8])]
+            conf = np.array([p.confidence for p in preds if p.card != BACK])
+            counts = "  ".join(f"{int((conf >= t).sum()):8d}" for t in THRESHOLDS)
+            print(f"{d!s:40} {kind:15} {len(images):5d}  {counts}")
+
+
+if __name__ == "__main__":
+    main()
