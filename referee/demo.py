@@ -31,6 +31,7 @@ from typing import Any, Protocol
 
 import numpy.typing as npt
 
+from referee.captions import call_text
 from referee.errors import RefereeError
 from referee.rules import Referee
 
@@ -436,25 +437,6 @@ def _printer(quiet: bool) -> Any:
 def _chain(first: Any, rest: Any) -> Any:
     yield first
     yield from rest
-
-
-def call_text(call: Call) -> str:
-    """The demo video's caption for a referee call ("" for calls without one)."""
-    kind = call.get("call")
-    if kind == "trick":
-        return f"trick {call['number']}: {call['winner']} takes {call['points']}"
-    if kind == "violation":
-        return f"VIOLATION {call['seat']}: {call['rule']}"
-    if kind == "withdrawn":  # a violation the table heard no longer stands (false declaration, undo)
-        return f"WITHDRAWN {call['seat']}: {call['rule']} (trick {call['trick']}, {call['reason']})"
-    if kind == "declaration":  # belotta declaration, binocolo meld
-        cards = " ".join(str(c) for c in call.get("cards") or ())
-        return f"{call['seat']} declares {call['kind']} ({call.get('points')})" + (f": {cards}" if cards else "")
-    if kind == "deal_end":
-        return "deal over: " + ", ".join(f"{k} {v}" for k, v in call["points"].items())
-    if kind == "turn":
-        return f"turn: {call['seat']}"
-    return ""
 
 
 def _annotate(image: npt.NDArray[Any], layout: Any, seen: list[SeenCard], text: str, t: float) -> npt.NDArray[Any]:

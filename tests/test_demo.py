@@ -236,6 +236,6 @@ def test_a_lead_the_camera_never_saw_is_asked_about_not_called_out_of_turn(tmp_p
      "N declares terza (20): AS KS QS"),
 ])
 def test_the_demo_video_captions_withdrawn_and_declaration_calls(call: dict[str, Any], text: str) -> None:
-    from referee.demo import call_text
+    from referee.captions import call_text
 
     assert call_text(call) == text

@@ -40,6 +40,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from referee.captions import call_text
 from referee.errors import RefereeError
 from referee.rules import Referee, get_game
 from referee.vision.arbiter import NEVER_TRUSTED, PlayArbiter
@@ -261,31 +262,6 @@ class WatchLoop:
         for call in out:
             self.last_text = call_text(call) or self.last_text
         return out
-
-
-def call_text(call: Mapping[str, Any]) -> str:
-    """The annotated video's caption for a referee call ("" for calls without one)."""
-    kind = call.get("call")
-    if kind == "trick":
-        return f"trick {call.get('number')}: {call.get('winner')} takes {call.get('points')}"
-    if kind == "turn":
-        return f"{call.get('seat')} to play"
-    if kind == "violation":
-        return f"VIOLATION {call.get('seat')}: {call.get('rule')}"
-    if kind == "withdrawn":  # a violation the table heard no longer stands
-        return f"WITHDRAWN {call.get('seat')}: {call.get('rule')} (trick {call.get('trick')}, {call.get('reason')})"
-    if kind == "declaration":
-        return declaration_text(call)
-    if kind in ("deal_end", "match_end"):
-        return f"{kind}: {call.get('winner')}"
-    return ""
-
-
-def declaration_text(call: Mapping[str, Any]) -> str:
-    """A belotta declaration's or binocolo meld's caption: who, what, points, cards."""
-    text = f"{call.get('seat')} declares {call.get('kind')} ({call.get('points')})"
-    cards = " ".join(str(c) for c in call.get("cards") or ())
-    return f"{text}: {cards}" if cards else text
 
 
 class OperatorFeed:

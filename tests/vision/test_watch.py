@@ -11,11 +11,12 @@ import cv2
 import numpy as np
 import pytest
 
+from referee.captions import call_text
 from referee.cli import main
 from referee.rules import Referee
 from referee.vision.detections import Detections
 from referee.vision.tracker import TrackerConfig
-from referee.vision.watch import OperatorFeed, WatchLoop, call_text
+from referee.vision.watch import OperatorFeed, WatchLoop
 
 SEATS = ["N", "W", "S", "E"]
 
