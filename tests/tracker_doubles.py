@@ -21,14 +21,21 @@ class Track:
 
 class StubTracker:
     """The tracker's answers to the arbiter's questions, set by each test: ``missed`` (the
-    evidence of a missed card), ``on_table`` (whether the trick's cards still lie there).
-    ``settled`` records what the operator's answers told the tracker."""
+    evidence of a missed card), ``on_table`` (whether the trick's cards still lie there),
+    ``clear`` (whether the turn seat's play spot is empty: nothing hidden there).
+    ``settled`` records what the operator's answers told the tracker, ``resets`` how often the
+    live loop reset it (a new deal)."""
 
     def __init__(self, missed: Track | None = None) -> None:
         self.config = TrackerConfig()
         self.missed = missed
         self.on_table = True
+        self.clear = True
+        self.resets = 0
         self.settled: list[tuple[int | None, str, str]] = []
+
+    def reset(self) -> None:
+        self.resets += 1
 
     def missed_since(self, t: float) -> Track | None:
         return self.missed
@@ -37,7 +44,7 @@ class StubTracker:
         return self.on_table
 
     def spot_clear(self, seat: str, t: float) -> bool:
-        return True
+        return self.clear
 
     def best_guess(self, track: Track) -> str | None:
         return track.guess

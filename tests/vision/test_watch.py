@@ -10,6 +10,7 @@ from typing import Any
 import cv2
 import numpy as np
 import pytest
+from tracker_doubles import StubTracker, Track
 
 from referee.captions import call_text
 from referee.cli import main
@@ -19,36 +20,6 @@ from referee.vision.tracker import TrackerConfig
 from referee.vision.watch import OperatorFeed, WatchLoop
 
 SEATS = ["N", "W", "S", "E"]
-
-
-class StubTracker:
-    """The tracker's answers to the live loop's questions, set by each test."""
-
-    def __init__(self) -> None:
-        self.resets = 0
-        self.config = TrackerConfig()
-        self.missed: Any = None  # a track that lay still unread (evidence of a missed play)
-        self.on_table = True  # the current trick's cards are still on the table
-        self.clear = True  # the seat on turn's play spot is empty (nothing hidden there)
-        self.settled: list[tuple[int | None, str, str]] = []
-
-    def reset(self) -> None:
-        self.resets += 1
-
-    def missed_since(self, t: float) -> Any:
-        return self.missed
-
-    def trick_on_table(self, cards: Any) -> bool:
-        return self.on_table
-
-    def spot_clear(self, seat: str, t: float) -> bool:
-        return self.clear
-
-    def best_guess(self, track: Any) -> str | None:
-        return str(track.guess)
-
-    def settle(self, track_id: int | None, card: str, seat: str) -> None:
-        self.settled.append((track_id, card, seat))
 
 
 class StubPipeline:
@@ -191,13 +162,6 @@ def test_cli_runs_frames_and_prints_json_lines(
     assert (tmp_path / "out.mp4").stat().st_size > 0
 
 
-class Unread:
-    """A still card the tracker could not read (``best_guess`` gives ``guess``)."""
-
-    id = 7
-    guess = "coppe_5"
-
-
 def briscola4_deal() -> dict[str, Any]:
     return {"event": "deal", "game": "briscola-4", "seats": SEATS, "trump_card": "denari_1"}
 
@@ -205,7 +169,7 @@ def briscola4_deal() -> dict[str, Any]:
 def test_a_play_out_of_turn_after_an_unread_card_asks_about_the_seat_on_turn_instead() -> None:
     ref = Referee()
     live = StubLive([[], [play("W", "spade_1")], [], []])
-    live.tracker.missed = Unread()  # N's card lay still but was never read
+    live.tracker.missed = Track(7, "coppe_5")  # N's card lay still but was never read
     loop = WatchLoop(live, ref, "briscola-4", SEATS)  # type: ignore[arg-type]
     out = steps(loop, 4, {0: [briscola4_deal()], 2: [{"event": "confirm", "card": "coppe_5"}]})
     assert next(c for c in out if c["call"] == "confirm") | {"t": 0} == {
@@ -219,7 +183,7 @@ def test_a_play_out_of_turn_after_an_unread_card_asks_about_the_seat_on_turn_ins
 def test_when_the_operator_says_the_seat_on_turn_did_not_play_the_out_of_turn_play_is_called() -> None:
     ref = Referee()
     live = StubLive([[], [play("W", "spade_1")], [], []])
-    live.tracker.missed = Unread()
+    live.tracker.missed = Track(7, "coppe_5")
     loop = WatchLoop(live, ref, "briscola-4", SEATS)  # type: ignore[arg-type]
     out = steps(loop, 4, {0: [briscola4_deal()], 2: [{"event": "confirm", "accept": False}]})
     assert [c["rule"] for c in out if c["call"] == "violation"] == ["out_of_turn"]
