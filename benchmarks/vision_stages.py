@@ -19,6 +19,7 @@ to work on.
     .venv/bin/python benchmarks/vision_stages.py                 # all games, 2 deals each
     .venv/bin/python benchmarks/vision_stages.py --games belotta --seeds 4 --oracle
     .venv/bin/python benchmarks/vision_stages.py --split corners   # the finder before outlines
+    .venv/bin/python benchmarks/vision_stages.py --refine          # quads fitted to the card edges
 """
 
 from __future__ import annotations
@@ -77,6 +78,8 @@ def main(argv: list[str] | None = None) -> int:
                              "of badly cut quads read with confidence, and finds fewer cards)")
     parser.add_argument("--split", choices=("both", "outline", "corners"), default=None,
                         help="how the finder splits overlapping cards (FinderConfig.split; default: its default)")
+    parser.add_argument("--refine", action="store_true",
+                        help="fit the quads to the card edges as for single frames (FinderConfig.refine_live)")
     args = parser.parse_args(argv)
     stats: dict[str, list[float]] = defaultdict(lambda: [0, 0, 0, 0.0, 0])  # cloth -> n, found, read, hidden, good
     errors: list[float] = []  # found cards: the best quad's worst corner error / long side
@@ -88,7 +91,7 @@ def main(argv: list[str] | None = None) -> int:
             faces = FACE_SETS[family][run % len(FACE_SETS[family])]
             run += 1
             sim = simulate_game(game, deck=faces, seed=seed, texture=texture)
-            config = FinderConfig(split_when_still=True)  # as FramePipeline.create makes it
+            config = FinderConfig(split_when_still=True, refine_live=args.refine)  # as FramePipeline.create makes it
             if args.split is not None:
                 config = replace(config, split=args.split)
             pipe = FramePipeline.create(classifier_for(family, faces, args.oracle), layout=sim.layout, config=config)

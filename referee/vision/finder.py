@@ -98,6 +98,11 @@ class FinderConfig:
     split_when_still: bool = False
     #: Fit every quad's sides to the card edges in the full frame (``refine.py``); None = off.
     refine: RefineConfig | None = field(default_factory=RefineConfig)
+    #: Refine in the live loop too (``split_when_still``).  Off: on simulated deals
+    #: (``vision_e2e.py --seeds 2``, 10 deals) it made 2 more trick winners right but 3 refused
+    #: questions and 7 false violation calls (0 without), as the tracker and arbiter were tuned
+    #: on the unrefined quads; single frames and photos (``referee detect``) gain clearly.
+    refine_live: bool = False
     #: Also propose the unrefined quad where the fit moved it, as an alternative for the same
     #: card (the classifier keeps the better read).  On photos the size is a guess at first and
     #: a quad the wrong size can have its sides fitted onto the printed figures inside the
@@ -160,7 +165,7 @@ class CardFinder:
             return Detections.empty()
         quads = np.stack([_portrait_order(h.quad) for h in hyps]) / scale
         groups = np.array([h.group for h in hyps], np.int32)
-        if cfg.refine is not None:
+        if cfg.refine is not None and (cfg.refine_live or not cfg.split_when_still):
             raw = quads
             quads = self._refined.refine(image, quads, white_gains(small), cfg.saturation_weight, cfg.refine, self._card_size)
             keep_raw = cfg.keep_unrefined if cfg.keep_unrefined is not None else cfg.upper_threshold

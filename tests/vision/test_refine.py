@@ -150,5 +150,15 @@ def test_on_a_photo_the_unrefined_quad_stays_as_an_alternative_for_the_same_card
     extra = photo.quad[len(only):]
     assert set(photo.group[len(only):].tolist()) <= set(only.group.tolist())  # alternatives for the same cards
     assert min(_best_order(q, truth) for q in only.quad) <= 0.02 * 170 < min(_best_order(q, truth) for q in extra)
-    live = CardFinder(FinderConfig(card_height=150)).find(image)  # the live loop: refined quads only
-    assert len(live) == len(CardFinder(FinderConfig(card_height=150, refine=None)).find(image))
+    frame = CardFinder(FinderConfig(card_height=150)).find(image)  # one frame, not a photo: refined quads only
+    assert len(frame) == len(CardFinder(FinderConfig(card_height=150, refine=None)).find(image))
+
+
+def test_the_live_loop_refines_only_when_asked() -> None:
+    rng = np.random.default_rng(8)
+    image, (truth,) = make_scene([PlacedCard((640, 360), 12.0, 170)], rng, "felt")
+    raw = CardFinder(FinderConfig(card_height=150, refine=None)).find(image)
+    live = CardFinder(FinderConfig(card_height=150, split_when_still=True)).find(image)
+    assert np.array_equal(live.quad, raw.quad)
+    fitted = CardFinder(FinderConfig(card_height=150, split_when_still=True, refine_live=True)).find(image)
+    assert min(_best_order(q, truth) for q in fitted.quad) < min(_best_order(q, truth) for q in raw.quad)
