@@ -64,16 +64,16 @@ def test_a_side_hidden_under_another_card_stays_where_it_was_without_a_card_size
     assert _worst(refined[0, 2:], truth[2:]) <= 0.015 * 170  # the visible corners are fitted
 
 
-def test_on_request_a_hidden_side_is_placed_one_card_length_from_its_opposite_side() -> None:
+def test_a_hidden_side_is_placed_one_card_length_from_its_opposite_side() -> None:
     rng = np.random.default_rng(6)
     image, (truth, _) = make_scene([PlacedCard((600, 380), 0.0, 170), PlacedCard((600, 250), 0.0, 170)], rng, "felt")
     rough = truth.copy()
     rough[:2, 1] += 20
     rough[2:, 1] -= 6  # the bottom side a little inside too
     short, long_ = np.linalg.norm(truth[1] - truth[0]), np.linalg.norm(truth[2] - truth[1])
-    refined, _ = refine_quads(image, rough[None], cfg=RefineConfig(complete=True), size=(float(short), float(long_)))
+    refined, _ = refine_quads(image, rough[None], size=(float(short), float(long_)))
     assert _worst(refined[0], truth) <= 0.02 * 170
-    plain, _ = refine_quads(image, rough[None], size=(float(short), float(long_)))  # the default leaves it
+    plain, _ = refine_quads(image, rough[None], cfg=RefineConfig(complete=False), size=(float(short), float(long_)))
     assert np.allclose(plain[0, :2, 1], rough[:2, 1], atol=0.5)
     assert _worst(refined[0], truth) <= 0.02 * 170
 
