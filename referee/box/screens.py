@@ -12,7 +12,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from PIL import Image
 
@@ -82,32 +82,26 @@ class ViolationScreen(Screen):
     rule: str
     trick: int | None = None
     inverted = True
+    #: the i18n key of the header over seat | rule
+    header_key: ClassVar[str] = "violation"
 
     def paint(self, c: Canvas, lang: str) -> None:
         where = tr(lang, "in_trick", n=self.trick) if self.trick else ""
-        c.header(tr(lang, "violation"), where)
+        c.header(tr(lang, self.header_key), where)
         c.text(self.seat, (0, HEADER_H + 1, 40, HEIGHT), largest=30)
         c.draw.line((40, HEADER_H + 3, 40, HEIGHT - 3), fill=c.ink)
         c.wrapped(rule_name(lang, self.rule), (42, HEADER_H + 2, WIDTH - 1, HEIGHT - 1), largest=16)
 
 
 @dataclass(frozen=True)
-class WithdrawnScreen(Screen):
+class WithdrawnScreen(ViolationScreen):
     """A violation the table was told of no longer stands (the declaration that proved it was
     false, or its play was taken back): laid out as the violation was, under its own header,
     and not inverted: nothing to alarm anyone.  (A strike through the rule name was tried:
     on a two-line rule at 128x64 it made the words unreadable.)"""
 
-    seat: str
-    rule: str
-    trick: int | None = None
-
-    def paint(self, c: Canvas, lang: str) -> None:
-        where = tr(lang, "in_trick", n=self.trick) if self.trick else ""
-        c.header(tr(lang, "withdrawn"), where)
-        c.text(self.seat, (0, HEADER_H + 1, 40, HEIGHT), largest=30)
-        c.draw.line((40, HEADER_H + 3, 40, HEIGHT - 3), fill=c.ink)
-        c.wrapped(rule_name(lang, self.rule), (42, HEADER_H + 2, WIDTH - 1, HEIGHT - 1), largest=16)
+    inverted = False
+    header_key: ClassVar[str] = "withdrawn"
 
 
 @dataclass(frozen=True)
