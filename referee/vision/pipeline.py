@@ -73,11 +73,8 @@ class FramePipeline:
     cache: ReadCache | None = None
     #: ``min_confidence`` for a single photo (:meth:`process_still`)
     still_min_confidence: float = 0.4
-    #: ``min_confidence`` for the briscola under the stock (its hypotheses are blind guesses).
-    #: 0.45 since the table-style Italian model (session 3): it reads a half-covered briscola a
-    #: little less confidently (felt briscola-2 seed 1: 0.48) but rejects the frames' non-card
-    #: quads and face-down stock cards far better (9 vs 248 of 1204 read >= 0.3, model card).
-    stock_min_confidence: float = 0.45
+    #: ``min_confidence`` for the briscola under the stock (its hypotheses are blind guesses)
+    stock_min_confidence: float = 0.6
 
     @classmethod
     def create(
