@@ -44,3 +44,23 @@ def timer_cfg(cfg: BoxConfig) -> BoxConfig:
 def write_jsonl(path: Path, events: list[dict[str, Any]]) -> Path:
     path.write_text("".join(json.dumps(e) + "\n" for e in events))
     return path
+
+
+BRISCOLA4_DEAL = {"event": "deal", "game": "briscola-4", "seats": ["N", "W", "S", "E"], "dealer": "E",
+                  "trump_card": "bastoni_1"}
+
+
+def camera_box(cfg: BoxConfig, clock: FakeClock, tracker: Any) -> tuple[Any, RecordingSignals, Any]:
+    """A started box on the fake clock with the camera's tracker attached and a briscola-4 deal
+    (N leads) entered: the set-up of the tests of questions about camera plays."""
+    from referee.box.app import Box
+    from referee.box.display import NullDisplay
+    from referee.box.state import MatchStore
+
+    signals, display = RecordingSignals(), NullDisplay()
+    box = Box(cfg, MatchStore.open(cfg.state_dir), signals, display, clock=clock)
+    box.start()
+    box.attach_vision(tracker)
+    box.handle(BRISCOLA4_DEAL)
+    return box, signals, display
+

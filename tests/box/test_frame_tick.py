@@ -13,7 +13,7 @@ from gpiozero.pins.mock import MockFactory
 from luma.core.device import dummy
 from tracker_doubles import StubTracker, Track
 
-from box.helpers import FakeClock, RecordingSignals
+from box.helpers import BRISCOLA4_DEAL, FakeClock, RecordingSignals, camera_box
 from referee.box.app import Box
 from referee.box.buttons import Buttons
 from referee.box.config import BoxConfig
@@ -25,7 +25,6 @@ from referee.box.screens import ConfirmScreen
 from referee.box.signals import Signals
 from referee.box.state import MatchStore
 
-DEAL = {"event": "deal", "game": "briscola-4", "seats": ["N", "W", "S", "E"], "dealer": "E", "trump_card": "bastoni_1"}
 THREE = [("N", "spade_1"), ("W", "spade_2"), ("S", "spade_3")]  # E's card is never seen
 
 
@@ -34,11 +33,7 @@ def play(seat: str, card: str, t: float) -> dict[str, Any]:
 
 
 def three_played(cfg: BoxConfig, clock: FakeClock, tracker: StubTracker) -> tuple[Box, RecordingSignals, NullDisplay]:
-    signals, display = RecordingSignals(), NullDisplay()
-    box = Box(cfg, MatchStore.open(cfg.state_dir), signals, display, clock=clock)
-    box.start()
-    box.attach_vision(tracker)
-    box.handle(DEAL)
+    box, signals, display = camera_box(cfg, clock, tracker)
     for i, (seat, card) in enumerate(THREE):
         box.handle(play(seat, card, 1.0 + i), source_pos=i + 1)
     return box, signals, display
@@ -71,7 +66,7 @@ class QuietTable:
                  factory: MockFactory, ok_pin: int) -> None:
         self.clock, self.tracker, self.gestures, self.factory, self.ok_pin = clock, tracker, gestures, factory, ok_pin
         self.t0 = clock.now
-        self.script = [(0.5, DEAL)] + [(1.0 + i, play(s, c, 1.0 + i)) for i, (s, c) in enumerate(THREE)]
+        self.script = [(0.5, BRISCOLA4_DEAL)] + [(1.0 + i, play(s, c, 1.0 + i)) for i, (s, c) in enumerate(THREE)]
         self.finished = False
         self.index = 0
         self.pressed = False

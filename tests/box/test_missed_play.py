@@ -7,25 +7,14 @@ from typing import Any
 
 from tracker_doubles import StubTracker, Track
 
-from box.helpers import FakeClock, RecordingSignals
+from box.helpers import BRISCOLA4_DEAL, FakeClock, camera_box
 from referee.box.app import Box
 from referee.box.config import BoxConfig
 from referee.box.deal_card_menu import PlayedCardMenu
-from referee.box.display import NullDisplay
 from referee.box.screens import ConfirmScreen, MenuScreen, ScoreScreen
-from referee.box.state import MatchStore
 from referee.cards import ITALIAN_40
 
-DEAL = {"event": "deal", "game": "briscola-4", "seats": ["N", "W", "S", "E"], "dealer": "E", "trump_card": "bastoni_1"}
-
-
-def camera_box(cfg: BoxConfig, clock: FakeClock, tracker: StubTracker) -> tuple[Box, RecordingSignals, NullDisplay]:
-    signals, display = RecordingSignals(), NullDisplay()
-    box = Box(cfg, MatchStore.open(cfg.state_dir), signals, display, clock=clock)
-    box.start()
-    box.attach_vision(tracker)
-    box.handle(DEAL)
-    return box, signals, display
+DEAL = BRISCOLA4_DEAL
 
 
 def play(seat: str, card: str, t: float = 1.0) -> dict[str, Any]:
