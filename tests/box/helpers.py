@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from referee.box.config import BoxConfig, TimerConfig
+from referee.box.display import ScreenSink
+from referee.box.screens import ScoreScreen, Screen
 
 
 class FakeClock:
@@ -35,6 +37,33 @@ class RecordingSignals:
 
     def names(self) -> list[str]:
         return [name for name, _ in self.log]
+
+
+class Screens:
+    """A display that keeps every screen it was asked to show, in order."""
+
+    def __init__(self) -> None:
+        self.shown: list[Screen] = []
+        self.last: Screen | None = None
+
+    def show(self, screen: Screen) -> None:
+        self.shown.append(screen)
+        self.last = screen
+
+    def close(self) -> None:
+        pass
+
+    def news(self) -> list[Screen]:
+        """The screens other than the running score, in order; forgets them."""
+        out = [s for s in self.shown if not isinstance(s, ScoreScreen)]
+        self.shown = []
+        return out
+
+
+def on_screen(display: ScreenSink) -> Screen | None:
+    """The screen ``display`` shows now. Read through a call so that mypy does not carry an
+    ``assert display.last == A`` narrowing past the box calls that change the screen."""
+    return display.last
 
 
 def timer_cfg(cfg: BoxConfig) -> BoxConfig:

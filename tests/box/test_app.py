@@ -6,7 +6,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from box.helpers import FakeClock, RecordingSignals, timer_cfg
+from box.helpers import FakeClock, RecordingSignals, on_screen, timer_cfg
 from referee.box.app import Box
 from referee.box.config import BoxConfig, GameConfig
 from referee.box.display import NullDisplay
@@ -47,7 +47,7 @@ def test_trick_call_blinks_winner_and_shows_it_then_the_score(cfg: BoxConfig, cl
     assert display.last == TrickScreen(number=1, winner="W", points=21)
     clock.now += 3
     box.tick()
-    assert display.last == ScoreScreen(points=[("N+S", 0), ("W+E", 21)], turn="W", games="0-0")
+    assert on_screen(display) == ScoreScreen(points=[("N+S", 0), ("W+E", 21)], turn="W", games="0-0")
 
 
 def test_violation_signals_and_screen(cfg: BoxConfig, clock: FakeClock) -> None:
@@ -159,7 +159,7 @@ def test_move_timer_warns_then_calls_time(cfg: BoxConfig, clock: FakeClock) -> N
     clock.now += 5
     box.tick()
     assert signals.names().count("time_up") == 1
-    assert display.last == ViolationScreen("N", "move_timer")
+    assert on_screen(display) == ViolationScreen("N", "move_timer")
     box.tick()
     assert signals.names().count("time_up") == 1  # once per turn
 
@@ -206,4 +206,4 @@ def test_draw_for_dealer_shows_the_winning_card_and_redraws(cfg: BoxConfig, cloc
     box.handle({"event": "draw", "cards": {"N": "coppe_10", "W": "spade_4"}})
     clock.now += 4
     box.tick()
-    assert display.last == DealerScreen("N", "coppe_10")
+    assert on_screen(display) == DealerScreen("N", "coppe_10")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from box.helpers import FakeClock, RecordingSignals
+from box.helpers import FakeClock, RecordingSignals, on_screen
 from referee.box.app import Box
 from referee.box.config import BoxConfig, GameConfig, TimerConfig, parse_config
 from referee.box.display import NullDisplay
@@ -41,7 +41,7 @@ def test_scenario_tournament_time_limit_from_the_game_option(cfg: BoxConfig, clo
     clock.now += 5
     box.tick()
     assert signals.names().count("time_up") == 1
-    assert display.last == ViolationScreen("N", "move_timer")
+    assert on_screen(display) == ViolationScreen("N", "move_timer")
 
 
 def test_briscola_2_runs_its_documents_20_s_timer_by_default(cfg: BoxConfig, clock: FakeClock) -> None:

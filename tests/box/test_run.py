@@ -88,7 +88,12 @@ def test_camera_unplugged_shows_fault_retries_and_keeps_the_match(cfg: BoxConfig
     runner, box, signals, display, notifier = make_runner(cfg, feed, clock)
     shown: list[Any] = []
     original = display.show
-    display.show = lambda s: (shown.append(s), original(s))  # type: ignore[method-assign]
+
+    def show(screen: Any) -> None:
+        shown.append(screen)
+        original(screen)
+
+    display.show = show  # type: ignore[method-assign]
     assert runner.run() == 0
     faults = [s for s in shown if isinstance(s, FaultScreen)]
     assert [f.retries for f in faults] == [1, 2, 3]

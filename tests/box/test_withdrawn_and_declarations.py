@@ -10,14 +10,13 @@ from typing import Any
 
 from gpiozero.pins.mock import MockFactory
 
-from box.helpers import FakeClock, RecordingSignals
+from box.helpers import FakeClock, RecordingSignals, Screens
 from referee.box.app import SHOW_S, Box
 from referee.box.config import BoxConfig, GameConfig
 from referee.box.screens import (
     DeclarationScreen,
     MessageScreen,
     ScoreScreen,
-    Screen,
     ViolationScreen,
     WithdrawnScreen,
 )
@@ -26,25 +25,6 @@ from referee.box.state import MatchStore
 
 BELOTTA = GameConfig("belotta", "french", ("N", "W", "S", "E"), (("N", "S"), ("W", "E")))
 DEAL = {"event": "deal", "game": "belotta", "seats": ["N", "W", "S", "E"], "dealer": "E", "turned": "7H"}
-
-
-class Screens:
-    """A display that keeps every screen it was asked to show, in order."""
-
-    def __init__(self) -> None:
-        self.shown: list[Screen] = []
-
-    def show(self, screen: Screen) -> None:
-        self.shown.append(screen)
-
-    def close(self) -> None:
-        pass
-
-    def news(self) -> list[Screen]:
-        """The screens other than the running score, in order; forgets them."""
-        out = [s for s in self.shown if not isinstance(s, ScoreScreen)]
-        self.shown = []
-        return out
 
 
 def belotta_box(cfg: BoxConfig, clock: FakeClock, signals: Any) -> tuple[Box, Screens]:
