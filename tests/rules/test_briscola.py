@@ -6,7 +6,7 @@ briscola-2-e-4-giocatori.txt.  docs/rules-tests.md maps each rule to these tests
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -34,7 +34,7 @@ def deal4(trump: str = "bastoni_2", dealer: str = "E", **options: Any) -> dict[s
 
 
 def deal2(trump: str = "bastoni_2", dealer: str = "S", **options: Any) -> dict[str, Any]:
-    event = {"event": "deal", "game": "briscola-2", "seats": ["N", "S"], "dealer": dealer}
+    event: dict[str, Any] = {"event": "deal", "game": "briscola-2", "seats": ["N", "S"], "dealer": dealer}
     event["trump_card"] = trump
     if options:
         event["options"] = options
@@ -225,7 +225,8 @@ def test_torneo_7_face_up_briscola_cannot_be_played_while_under_the_stock() -> N
     calls(ref, deal4(trump="bastoni_2", dealer="N"))
     out = calls(ref, play("W", "bastoni_2"))
     assert out[0]["rule"] == "duplicate_card" and "trick 8" in out[0]["detail"]
-    assert ref.turn == "W" and ref.deal is not None and not ref.deal.trick.plays  # not recorded
+    assert ref.turn == "W" and ref.deal is not None and ref.deal.trick is not None
+    assert not ref.deal.trick.plays  # not recorded
 
 
 def test_torneo_7_face_up_briscola_is_played_after_the_last_draw() -> None:
@@ -339,7 +340,7 @@ def test_option_tie_replay_for_briscola_4() -> None:
 # --------------------------------------------------------------- torneo 9 / 2e4: the match
 def test_torneo_9_best_of_three_and_2e4_rounds_option() -> None:
     assert BriscolaOptions().rounds_to_win == 2
-    assert get_game("briscola-2")({"rounds_to_win": 3}).options.rounds_to_win == 3
+    assert cast(BriscolaOptions, get_game("briscola-2")({"rounds_to_win": 3}).options).rounds_to_win == 3
     with pytest.raises(OptionError, match="rounds_to_win"):
         get_game("briscola-2")({"rounds_to_win": 0})
 
@@ -407,7 +408,7 @@ def test_2e4_partners_sit_alternately() -> None:
 def test_2e4_move_timer_option() -> None:
     assert Briscola2Options().move_timer_s == 20.0
     assert BriscolaOptions().move_timer_s is None
-    assert get_game("briscola-4")({"move_timer_s": 20}).options.move_timer_s == 20
+    assert cast(BriscolaOptions, get_game("briscola-4")({"move_timer_s": 20}).options).move_timer_s == 20
     with pytest.raises(OptionError, match="move_timer_s"):
         get_game("briscola-4")({"move_timer_s": -1})
     for bad in (float("nan"), float("inf")):  # regression: NaN passed the "positive" check

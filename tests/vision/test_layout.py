@@ -145,6 +145,7 @@ def test_printed_mat_has_the_four_markers_where_the_layout_says(tmp_path: Path) 
                               preview=None)
     assert calibrate.run(args) == 0
     mat = cv2.imread(str(out))
+    assert mat is not None
     assert mat.shape[:2] == (round(MAT_SIZE[1] * 2), round(MAT_SIZE[0] * 2))
     markers = calibrate.find_markers(mat)
     assert sorted(markers) == [0, 1, 2, 3]

@@ -76,7 +76,7 @@ def test_missing_inputs_are_clear_camera_errors(tmp_path: Path) -> None:
 
 def test_video_file_frames_are_timed_by_its_frame_rate(tmp_path: Path) -> None:
     path = tmp_path / "clip.avi"
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 20.0, (128, 72))
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 20.0, (128, 72))  # type: ignore[attr-defined]
     for i in range(5):
         writer.write(_image(40 * i))
     writer.release()
