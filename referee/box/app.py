@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from referee.box.answers import no_play_answer, restore_answers
 from referee.box.buttons import GESTURES, MENU_GESTURES
 from referee.box.config import BoxConfig
 from referee.box.deal_card_menu import DealCardMenu, PlayedCardMenu, missing_deal_card
@@ -131,9 +132,11 @@ class Box:
         self._resume_trust()
 
     def _resume_trust(self) -> None:
-        """A resumed match: the camera keeps the trust it had earned before the restart."""
+        """A resumed match: the camera keeps the trust it had earned before the restart, and
+        a short trick the operator said "no" about is not asked about again."""
         if self.arbiter is not None and self.match_id is not None:
             resume_trust(self.arbiter, self.store.steps(self.match_id))
+            restore_answers(self.arbiter, self.referee, self.store.answers(self.match_id))
 
     # -- events ------------------------------------------------------------------------
     def handle(self, event: Mapping[str, Any], source_pos: int | None = None) -> list[dict[str, Any]]:
@@ -269,14 +272,25 @@ class Box:
         """The operator's answer to the arbiter's question."""
         assert self.arbiter is not None
         self.arbiter_pos = self.pending_pos
-        self.naming_missed = self.pending is not None and bool(self.pending.get("missed"))
+        question = self.pending
+        self.naming_missed = question is not None and bool(question.get("missed"))
         self.pending = self.pending_pos = None
         self.signals.confirmed()
+        if question is not None and self.naming_missed and answer.get("accept") is False:
+            self._record_no_play(str(question.get("seat")))
         try:
             self._arbiter_out(self.arbiter.answer(answer))
         finally:
             self.naming_missed = False
         self._show_home()
+
+    def _record_no_play(self, seat: str) -> None:
+        """Record "no, ``seat`` did not play": it is no event, so it goes to the record's
+        answers, else a restart would ask about the same short trick again
+        (``referee.box.answers``)."""
+        answer = no_play_answer(self.referee, seat)
+        if answer is not None and self.match_id is not None:
+            self.store.append_answer(self.match_id, answer)
 
     # -- calls -> the table ------------------------------------------------------------
     def _present(self, calls: Sequence[Mapping[str, Any]]) -> None:

@@ -41,6 +41,17 @@ CREATE TABLE IF NOT EXISTS records (
     source_pos INTEGER,
     PRIMARY KEY (match_id, seq)
 );
+-- Operator answers that change no referee state, so no event records them: "no, <seat> did
+-- not play" to a missed-card question. Kept apart from the events (which the rules core
+-- replays and `referee history --export` hands to `referee replay`); after_seq orders an
+-- answer among its match's records.
+CREATE TABLE IF NOT EXISTS answers (
+    id INTEGER PRIMARY KEY,
+    match_id INTEGER NOT NULL REFERENCES matches(id),
+    after_seq INTEGER NOT NULL,
+    t REAL NOT NULL,
+    body TEXT NOT NULL
+);
 """
 
 
@@ -179,6 +190,28 @@ class MatchStore:
         if ends_match:
             steps.append(("UPDATE matches SET ended = ? WHERE id = ?", (now, match_id)))
         self._write(steps)
+
+    def append_answer(self, match_id: int, answer: Mapping[str, Any]) -> None:
+        """Record an operator answer that is no event (see the ``answers`` table), after the
+        match's last record, in its own transaction."""
+        seq = self._read(
+            "SELECT COALESCE(MAX(seq), 0) FROM records WHERE match_id = ?", (match_id,)
+        ).fetchone()[0]
+        self._write([("INSERT INTO answers (match_id, after_seq, t, body) VALUES (?, ?, ?, ?)",
+                      (match_id, seq, time.time(), _dump(answer)))])
+
+    def answers(self, match_id: int) -> list[dict[str, Any]]:
+        """The match's recorded operator answers, oldest first (none in a record written
+        before answers were kept, opened read-only)."""
+        try:
+            rows = self.conn.execute(
+                "SELECT body FROM answers WHERE match_id = ? ORDER BY id", (match_id,)
+            ).fetchall()
+        except sqlite3.Error as exc:
+            if "no such table" in str(exc):
+                return []
+            raise StateError(f"{self.path}: cannot read the match record: {exc}") from exc
+        return [json.loads(body) for (body,) in rows]
 
     def records(self, match_id: int, kind: str | None = None) -> Iterator[Record]:
         sql = "SELECT seq, t, kind, body, source_pos FROM records WHERE match_id = ?"

@@ -102,3 +102,19 @@ def test_match_end_is_committed_with_its_call(tmp_path: Path) -> None:
         store.append(match, PLAY, [{"call": "match_end", "winner": "N", "score": {}}], ends_match=True)
         assert store.current_match() is None
         assert store.matches()[0].ended is not None
+
+
+def test_answers_are_kept_apart_from_the_events_and_old_records_have_none(tmp_path: Path) -> None:
+    """A record written before answers were kept (no answers table) reads as no answers
+    read-only, and gains the table when the box opens it to write."""
+    old = tmp_path / "old"
+    with MatchStore.open(old) as store:
+        match = store.begin_match("briscola-4", {})
+        store.append(match, PLAY, CALLS)
+        store.conn.execute("DROP TABLE answers")
+    with MatchStore.open(old, read_only=True) as store:
+        assert store.answers(match) == []
+    with MatchStore.open(old) as store:
+        store.append_answer(match, {"answer": "no_play", "seat": "W"})
+        assert store.answers(match) == [{"answer": "no_play", "seat": "W"}]
+        assert store.events(match) == [PLAY]  # what `referee replay` gets is unchanged
