@@ -28,12 +28,15 @@ from referee.recognition.faces import (
     read_bgra,
     texture_files,
 )
+from referee.recognition.pip_scale import PipScaler, is_pip_card
 from referee.recognition.preprocess import INPUT_SIZE
 
 #: Bump when the renderer changes, so stale caches are not reused.
 SYNTH_VERSION = 1
 #: Bump when the court-swap geometry changes (part of the cache key of sets that use it).
 COURT_SWAP_VERSION = 1
+#: Bump when the pip finding/scaling changes (part of the cache key of sets that use it).
+PIP_SCALE_VERSION = 1
 #: Name used as the "set" of the not-a-card samples.
 NEGATIVES = "negatives"
 #: Share of 'back' (face-down / not a card) samples relative to the face samples.
@@ -73,7 +76,7 @@ class _Renderer:
     """Per-process holder of the prepared art (loaded once per worker)."""
 
     def __init__(self, family: str, set_names: Sequence[str], root: Path | None, style: str = "base",
-                 court_swap: float = 0.0) -> None:
+                 court_swap: float = 0.0, pip_scale: float = 0.0) -> None:
         self.style = style
         by_name = {s.name: s for s in face_sets(family, root)}
         self.sets: list[FaceSet] = [by_name[n] for n in set_names]
@@ -83,6 +86,10 @@ class _Renderer:
         if court_swap > 0:
             self.courts = [{c: _art_face(p) for c, p in s.files.items() if is_court(c)} for s in self.sets]
             self.swapper = CourtSwapper({s.name: f for s, f in zip(self.sets, self.courts, strict=True)}, court_swap)
+        self.scaler: PipScaler | None = None
+        if pip_scale > 0:
+            pips = {s.name: {c: _art_face(p) for c, p in s.files.items() if is_pip_card(c)} for s in self.sets}
+            self.scaler = PipScaler(pips, pip_scale)
         self.pool = [a[0] for arts in self.arts for a in arts.values()]
         self.textures = [read_bgra(p)[..., :3].copy() for p in texture_files(root)]
         negatives = back_files(root) + joker_files(root)
@@ -104,7 +111,7 @@ class _Renderer:
             else:
                 variants = self.arts[task.set_index][task.code]
                 which = int(rng.integers(len(variants)))
-                art = self._swapped(task, which, rng) or variants[which]
+                art = self._swapped(task, which, rng) or self._pip_scaled(task, which, rng) or variants[which]
                 if table:
                     out[i] = synth.render_table_card(art, self.textures, self.pool, self.backs, rng)
                 else:
@@ -123,6 +130,17 @@ class _Renderer:
             return None
         margin, paper = _blanks(face_set)[which]
         return synth.prepare_art(swapped, margin, paper=paper)
+
+    def _pip_scaled(self, task: Task, which: int, rng: np.random.Generator) -> synth.CardArt | None:
+        """The pip card with its pips rescaled (``pip_scale``), on blank ``which``; or None."""
+        if self.scaler is None:
+            return None
+        face_set = self.sets[task.set_index]
+        scaled = self.scaler.maybe_scale(face_set.name, task.code, rng)
+        if scaled is None:
+            return None
+        margin, paper = _blanks(face_set)[which]
+        return synth.prepare_art(scaled, margin, paper=paper)
 
 
 def _blanks(face_set: FaceSet) -> list[tuple[float, int]]:
@@ -155,13 +173,13 @@ _WORKER: _Renderer | None = None
 
 
 def _init_worker(family: str, set_names: Sequence[str], root: Path | None, style: str = "base",
-                 court_swap: float = 0.0) -> None:
+                 court_swap: float = 0.0, pip_scale: float = 0.0) -> None:
     global _WORKER
     os.environ["OMP_NUM_THREADS"] = "1"
     import cv2
 
     cv2.setNumThreads(1)
-    _WORKER = _Renderer(family, set_names, root, style, court_swap)
+    _WORKER = _Renderer(family, set_names, root, style, court_swap, pip_scale)
 
 
 def _run_task(args: tuple[Task, int]) -> npt.NDArray[np.uint8]:
@@ -185,11 +203,14 @@ def render_set(
     family: str, set_names: Sequence[str], per_face: int, seed: int, *,
     back_count: int | None = None, workers: int = 2, root: Path | None = None,
     progress: Progress | None = None, style: str = "base", court_swap: float = 0.0,
+    pip_scale: float = 0.0,
 ) -> SynthSet:
     """Render (in ``workers`` processes) ``per_face`` crops per face of the named prints.
 
     ``court_swap``: probability that a court face of a print with corner indices shows another
     court's picture (:mod:`referee.recognition.court_swap`); 0 for validation/benchmark sets.
+    ``pip_scale``: probability that a French pip card is drawn with its pips rescaled
+    (:mod:`referee.recognition.pip_scale`); likewise 0 for validation/benchmark sets.
     """
     labels = RECOGNISER_LABELS[family]
     n_faces = sum(len(s.files) for s in face_sets(family, root) if s.name in set_names)
@@ -199,7 +220,8 @@ def render_set(
     chunks: list[npt.NDArray[np.uint8]] = []
     if style not in STYLES:
         raise ValueError(f"render style {style!r}: expected one of {STYLES}")
-    for done, arr in enumerate(_map(tasks, seed, family, set_names, root, workers, style, court_swap), 1):
+    mapped = _map(tasks, seed, family, set_names, root, workers, style, court_swap, pip_scale)
+    for done, arr in enumerate(mapped, 1):
         chunks.append(arr)
         if progress:
             progress(done, len(tasks))
@@ -212,13 +234,13 @@ def render_set(
 
 def _map(tasks: list[Task], seed: int, family: str, set_names: Sequence[str],
          root: Path | None, workers: int, style: str,
-         court_swap: float = 0.0) -> Iterator[npt.NDArray[np.uint8]]:
+         court_swap: float = 0.0, pip_scale: float = 0.0) -> Iterator[npt.NDArray[np.uint8]]:
     if workers <= 1:
-        _init_worker(family, set_names, root, style, court_swap)
+        _init_worker(family, set_names, root, style, court_swap, pip_scale)
         yield from (_run_task((t, seed)) for t in tasks)
         return
     ctx = mp.get_context("fork")
-    with ctx.Pool(workers, _init_worker, (family, list(set_names), root, style, court_swap)) as pool:
+    with ctx.Pool(workers, _init_worker, (family, list(set_names), root, style, court_swap, pip_scale)) as pool:
         yield from pool.imap(_run_task, [(t, seed) for t in tasks])
 
 
@@ -231,6 +253,8 @@ def cached_set(cache_dir: Path, family: str, set_names: Sequence[str], per_face:
         key.append(style)
     if kwargs.get("court_swap"):  # likewise: sets without the swap keep their old keys
         key.append({"court_swap": kwargs["court_swap"], "layouts": COURT_SWAP_VERSION})
+    if kwargs.get("pip_scale"):  # likewise
+        key.append({"pip_scale": kwargs["pip_scale"], "pips": PIP_SCALE_VERSION})
     spec = json.dumps(key)
     digest = hashlib.sha256(spec.encode()).hexdigest()[:12]
     path = cache_dir / f"{family}-{digest}.npz"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -49,6 +50,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="probability that a court face of a print with corner indices shows another "
                         "court's picture (same suit), so the model reads the index (default: "
                         f"{DEFAULT_COURT_SWAP} for french, 0 for italian)")
+    parser.add_argument("--pip-scale", type=float, default=0.0,
+                        help="probability that a French pip card is drawn with its pips rescaled (aces "
+                        "0.8-2.8x, others 0.8-1.4x), so unseen pip sizes read (default 0)")
     parser.add_argument("--workers", type=int, default=None, help="render processes (default: --threads)")
     parser.add_argument("--val-per-face", type=int, default=24, help="validation crops per held-out face")
     parser.add_argument("--batch", type=int, default=128)
@@ -71,27 +75,40 @@ def run(args: argparse.Namespace) -> int:
     log = _Logger(args.quiet)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
-    t0 = time.monotonic()
+    t0, cpu0 = time.monotonic(), _cpu_s()
     train, val, plan = _data(args, deck, log)
-    log(f"data ready in {time.monotonic() - t0:.0f}s: {len(train)} train, {len(val)} validation crops")
+    t1, cpu1 = time.monotonic(), _cpu_s()
+    log(f"data ready in {t1 - t0:.0f}s ({(cpu1 - cpu0) / 60:.1f} CPU-min incl. render workers): "
+        f"{len(train)} train, {len(val)} validation crops")
 
     from referee.recognition.net import CardNet
 
     model = CardNet(len(RECOGNISER_LABELS[deck]))
     steps = _fit(model, train, args, t0, log)
+    t2, cpu2 = time.monotonic(), _cpu_s()
     report = evaluate_synthetic(model, val, deck)
     log(f"validation (held-out prints): {json.dumps(report['per_set'])}")
     out = args.out if args.out is not None else models_dir()
     extra = {"training": {**plan, "steps": steps, "seed": args.seed, "batch": args.batch, "lr": args.lr,
                           "threads": args.threads, "torch": torch.__version__,
                           "minutes_used": round((time.monotonic() - t0) / 60, 1),
-                          "cpu_minutes_used": round(time.process_time() / 60, 1)},
+                          "cpu_minutes_used": round(time.process_time() / 60, 1),
+                          # Rendering (0 when the sets came from the cache) and training apart; CPU
+                          # time counts the render workers too, and is the honest figure on a shared machine.
+                          "data_wall_minutes": round((t1 - t0) / 60, 1), "data_cpu_minutes": round((cpu1 - cpu0) / 60, 1),
+                          "fit_wall_minutes": round((t2 - t1) / 60, 1), "fit_cpu_minutes": round((cpu2 - cpu1) / 60, 1)},
              "validation": report}
     from referee.recognition.export import export
 
     onnx_path = export(model, deck, out, report["temperature"], extra)
     log(f"wrote {onnx_path} and {onnx_path.with_suffix('.json')} in {(time.monotonic() - t0) / 60:.1f} min")
     return 0
+
+
+def _cpu_s() -> float:
+    """CPU seconds of this process and of its finished children (the render workers)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
 
 
 class _Logger:
@@ -129,17 +146,18 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
     workers = args.workers or args.threads
     swap = DEFAULT_COURT_SWAP[deck] if args.court_swap is None else args.court_swap
     train = cached_set(cache, deck, train_sets, per_face, args.seed, workers=workers,
-                       root=root, progress=progress("training set"), court_swap=swap)
+                       root=root, progress=progress("training set"), court_swap=swap, pip_scale=args.pip_scale)
     table_per_face = args.table_samples // max(1, n_faces)
     if table_per_face:
         table = cached_set(cache, deck, train_sets, table_per_face, args.seed + 500, workers=workers,
-                           root=root, progress=progress("table-style set"), style="table", court_swap=swap)
+                           root=root, progress=progress("table-style set"), style="table", court_swap=swap,
+                           pip_scale=args.pip_scale)
         train = join_sets(train, table)
     val_sets = holdout or train_sets
     val = cached_set(cache, deck, val_sets, args.val_per_face, args.seed + 1000, workers=workers,
                      root=root, progress=progress("validation set"))
     plan = {"train_sets": train_sets, "holdout_sets": holdout, "per_face": per_face,
-            "table_per_face": table_per_face, "court_swap": swap,
+            "table_per_face": table_per_face, "court_swap": swap, "pip_scale": args.pip_scale,
             "train_crops": len(train), "val_crops": len(val)}
     return train, val, plan
 

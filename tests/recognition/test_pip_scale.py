@@ -1,0 +1,149 @@
+"""Pip-scale augmentation: pips of French pip cards grow/shrink in place; indices, frames, courts stay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.cards import RECOGNISER_LABELS
+from referee.recognition import court_swap as cs
+from referee.recognition import pip_scale as ps
+from referee.recognition.dataset import cached_set, render_set
+
+KENNARD = "kennard_cc0_svg/french"
+GENOVESI = "invido_regional_lowres/genovesi"
+PIPS = ((70, 90), (150, 90), (70, 230), (150, 230))
+
+
+def _pip_face(frame: bool = False) -> np.ndarray:
+    """A 220x320 white face: four black pips, an index letter in two corners, maybe a frame."""
+    img = np.full((320, 220, 3), 250, np.uint8)
+    for x, y in PIPS:
+        cv2.circle(img, (x, y), 14, (0, 0, 0), -1, cv2.LINE_AA)
+    cv2.putText(img, "4", (4, 30), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (0, 0, 0), 2)
+    cv2.putText(img, "4", (190, 310), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (0, 0, 0), 2)
+    if frame:
+        cv2.rectangle(img, (24, 20), (196, 300), (0, 0, 0), 2)
+    return np.dstack([img, np.full((320, 220), 255, np.uint8)])
+
+
+def _ink(face: np.ndarray, box: tuple[int, int, int, int] | None = None) -> int:
+    x0, y0, x1, y1 = box or (0, 0, face.shape[1], face.shape[0])
+    return int((face[y0:y1, x0:x1, :3].max(axis=2) < 128).sum())
+
+
+def test_pip_cards_are_french_a_to_10() -> None:
+    assert ps.is_pip_card("AC") and ps.is_pip_card("10S") and ps.is_pip_card("7D")
+    assert not ps.is_pip_card("QS") and not ps.is_pip_card("coppe_1") and not ps.is_pip_card("back")
+
+
+def test_finds_the_pips_but_not_the_index_or_the_frame() -> None:
+    layout = cs.INDEXED[KENNARD]
+    found = ps.find_pips(_pip_face(frame=True), layout.inner, layout.keep)
+    centres = sorted((round(b[0] + b[2] / 2), round(b[1] + b[3] / 2)) for b in (p.box for p in found.pips))
+    assert len(centres) == 4
+    assert all(abs(cx - x) <= 2 and abs(cy - y) <= 2 for (cx, cy), (x, y) in zip(centres, sorted(PIPS), strict=True))
+
+
+def test_scaling_grows_each_pip_in_place_and_keeps_index_and_frame() -> None:
+    layout = cs.INDEXED[KENNARD]
+    face = _pip_face(frame=True)
+    found = ps.find_pips(face, layout.inner, layout.keep)
+    same = ps.scale_pips(found, 1.0, 1.0)
+    assert np.abs(same.astype(int) - face.astype(int)).max() <= 6  # scale 1 redraws the face
+    big = ps.scale_pips(found, 2.0, 2.0)
+    x, y = PIPS[0]
+    box = (x - 40, y - 40, x + 40, y + 40)
+    assert 3.3 < _ink(big, box) / _ink(face, box) < 4.5  # area ~ scale squared, same centre
+    assert _ink(big, (x - 18, y - 18, x + 18, y + 18)) == 36 * 36  # solid around the old centre
+    for kx0, ky0, kx1, ky1 in found.keep:
+        assert np.array_equal(big[ky0:ky1, kx0:kx1], face[ky0:ky1, kx0:kx1])
+    assert np.array_equal(big[20:23, 60:160], face[20:23, 60:160])  # the frame line is untouched
+    small = ps.scale_pips(found, 0.6, 0.6)
+    assert 0.25 < _ink(small, box) / _ink(face, box) < 0.5
+    assert big[..., 3].min() == 255 and big.dtype == np.uint8
+
+
+def test_a_pip_never_grows_beyond_the_region() -> None:
+    layout = cs.INDEXED[KENNARD]
+    face = np.full((320, 220, 3), 250, np.uint8)
+    cv2.circle(face, (110, 160), 30, (0, 0, 0), -1)
+    found = ps.find_pips(np.dstack([face, np.full((320, 220), 255, np.uint8)]), layout.inner, layout.keep)
+    huge = ps.scale_pips(found, 20.0, 20.0)
+    x0, y0, x1, y1 = found.region
+    ink = huge[..., :3].max(axis=2) < 128
+    assert ink.any() and not ink[:, :x0].any() and not ink[:, x1:].any() and not ink[:y0].any() and not ink[y1:].any()
+
+
+def _scaler(probability: float) -> ps.PipScaler:
+    faces = {KENNARD: {"4C": _pip_face(), "AS": _pip_face(), "QS": _pip_face()},
+             GENOVESI: {"4H": _pip_face()}}
+    return ps.PipScaler(faces, probability)
+
+
+def test_courts_and_unknown_faces_are_left_alone_without_drawing() -> None:
+    scaler = _scaler(1.0)
+    rng = np.random.default_rng(0)
+    before = rng.bit_generator.state
+    assert scaler.maybe_scale(KENNARD, "QS", rng) is None
+    assert scaler.maybe_scale(KENNARD, "5C", rng) is None  # not among the faces given
+    assert scaler.maybe_scale("other/french", "4C", rng) is None
+    assert rng.bit_generator.state == before  # no draws: other samples render as before
+    assert scaler.maybe_scale(GENOVESI, "4H", rng) is not None  # prints without indices too
+
+
+def test_scaling_is_seeded_and_follows_its_probability() -> None:
+    scaler = _scaler(0.5)
+    a = [scaler.maybe_scale(KENNARD, "4C", np.random.default_rng(s)) for s in range(120)]
+    b = [scaler.maybe_scale(KENNARD, "4C", np.random.default_rng(s)) for s in range(120)]
+    assert all((x is None and y is None) or (x is not None and y is not None and np.array_equal(x, y))
+               for x, y in zip(a, b, strict=True))
+    assert 0.35 < sum(x is not None for x in a) / 120 < 0.65
+    assert _scaler(0.0).maybe_scale(KENNARD, "4C", np.random.default_rng(0)) is None
+
+
+def test_aces_draw_a_wider_scale_range() -> None:
+    rng = np.random.default_rng(0)
+    aces = [ps.draw_scale("AS", rng) for _ in range(400)]
+    fours = [ps.draw_scale("4S", rng) for _ in range(400)]
+    assert max(max(s) for s in aces) > 2.2 and max(max(s) for s in fours) < 1.6
+    assert min(min(s) for s in fours) > 0.7
+    assert any(abs(sx / sy - 1) > 0.05 for sx, sy in fours)  # the shape changes too
+
+
+@pytest.fixture(scope="module")
+def pip_shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A print filed under Kennard's name with drawn pip faces and plain courts."""
+    root = tmp_path_factory.mktemp("pips")
+    folder = root / "faces" / KENNARD
+    folder.mkdir(parents=True)
+    for suit in ("clubs", "diamonds", "hearts", "spades"):
+        for rank in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"):
+            face = _pip_face()[..., :3].copy()
+            if rank in ("J", "Q", "K"):
+                cv2.rectangle(face, (40, 60), (180, 260), (0, 0, 200), -1)
+            cv2.imwrite(str(folder / f"{suit}_{rank}.png"), face)
+    tex = root / "faces" / "scopy_lowres_and_textures" / "table_textures"
+    tex.mkdir(parents=True)
+    cv2.imwrite(str(tex / "felt.png"), np.random.default_rng(1).integers(0, 80, (200, 300, 3)).astype(np.uint8))
+    return root
+
+
+def test_rendered_set_rescales_only_pip_cards_and_keys_the_cache(pip_shared: Path, tmp_path: Path) -> None:
+    kw = {"back_count": 4, "workers": 1, "root": pip_shared}
+    plain = render_set("french", [KENNARD], 1, seed=3, **kw)  # type: ignore[arg-type]
+    scaled = render_set("french", [KENNARD], 1, seed=3, pip_scale=1.0, **kw)  # type: ignore[arg-type]
+    assert np.array_equal(plain.labels, scaled.labels)
+    labels = RECOGNISER_LABELS["french"]
+    pip = np.array([ps.is_pip_card(labels[i]) for i in plain.labels])
+    differs = np.array([not np.array_equal(a, b) for a, b in zip(plain.images, scaled.images, strict=True)])
+    assert pip.sum() == 40 and differs[pip].all()
+    assert not differs[~pip].any()  # courts and negatives render exactly as without it
+    cached_set(tmp_path, "french", [KENNARD], 1, 3, **kw)
+    cached_set(tmp_path, "french", [KENNARD], 1, 3, pip_scale=0.0, **kw)
+    assert len(list(tmp_path.glob("french-*.npz"))) == 1  # off: the old cache key
+    cached_set(tmp_path, "french", [KENNARD], 1, 3, pip_scale=0.5, **kw)
+    assert len(list(tmp_path.glob("french-*.npz"))) == 2
