@@ -30,6 +30,7 @@ from referee.box.display import ScreenSink
 from referee.box.menu import CANCELLED, ContractMenu, has_contract
 from referee.box.screens import (
     ConfirmScreen,
+    DeclarationScreen,
     FaultScreen,
     LastTrickScreen,
     MessageScreen,
@@ -48,8 +49,10 @@ from referee.vision.arbiter import PlayArbiter
 
 log = logging.getLogger(__name__)
 
-#: screens every one of which is shown, however many queue up (others: the newest of a kind)
-EACH_SHOWN = frozenset({"withdrawn", "declaration"})
+#: screens every one of which is shown, in order, however many queue up (others: the newest
+#: of a kind): calls the table must hear. A withdrawal drops its own violation's screen while
+#: that still waits (see ``Box._flash``); nothing else drops them, not even an undo.
+EACH_SHOWN = frozenset({"violation", "withdrawn", "declaration"})
 #: how long a screen about something that just happened stays before the score comes back
 SHOW_S = {"trick": 2.5, "violation": 5.0, "withdrawn": 5.0, "declaration": 3.0, "deal_end": 8.0,
           "match_end": 15.0, "info": 3.0}
@@ -303,7 +306,7 @@ class Box:
                 self._result(call)
             shown = screen_for_call(call)
             if kind == "undo":  # the operator's own action: at once, and older news is stale
-                self.queued = []
+                self._drop_stale_news(undone=call)
             if shown is not None:
                 self._flash(*shown, now=kind == "undo")
             if kind == "trick":
@@ -325,14 +328,39 @@ class Box:
     def _flash(self, screen: Screen, kind: str, now: bool = False) -> None:
         """Show ``screen`` for a while; if another is up, queue it (a violation is not hidden by
         the deal end it caused). A newer screen of the same kind replaces a queued one, except
-        for news that does not go stale (each withdrawal, each declaration is shown)."""
+        for news that does not go stale (:data:`EACH_SHOWN`: each violation, withdrawal and
+        declaration is shown, in order)."""
         if not now and self.transient is not None and self.transient[1] > self.clock():
             keep = kind in EACH_SHOWN
+            if kind == "withdrawn":
+                self._drop_withdrawn_violation(screen)
             self.queued = [(s, k) for s, k in self.queued if keep or k != kind] + [(screen, kind)]
             return
         self.transient = (screen, self.clock() + SHOW_S[kind])
         if self.fault_screen is None:
             self.display.show(screen)
+
+    def _drop_withdrawn_violation(self, withdrawn: Screen) -> None:
+        """A violation withdrawn before its screen came up: that screen is not shown. Its
+        buzzer and red LED already told the table, and the withdrawal's screen names the same
+        seat, rule and trick, so the table learns what it heard and that it no longer stands,
+        without five seconds of a call that is void (and all later news five seconds late)."""
+        assert isinstance(withdrawn, ViolationScreen)
+        same = (withdrawn.seat, withdrawn.rule, withdrawn.trick)
+        for i, (s, k) in enumerate(self.queued):
+            if k == "violation" and isinstance(s, ViolationScreen) and (s.seat, s.rule, s.trick) == same:
+                del self.queued[i]
+                return
+
+    def _drop_stale_news(self, undone: Mapping[str, Any] | None = None) -> None:
+        """Waiting screens an operator's action (undo, the score button) makes stale: all but
+        the calls the table must hear (:data:`EACH_SHOWN`), less the declaration an ``undo``
+        call took back (its violations are withdrawn by calls of their own)."""
+        taken_back = None
+        if undone is not None and undone.get("cards"):
+            taken_back = (undone.get("seat"), sorted(undone["cards"]))
+        self.queued = [(s, k) for s, k in self.queued if k in EACH_SHOWN and not (
+            isinstance(s, DeclarationScreen) and (s.seat, sorted(s.cards)) == taken_back)]
 
     def home_screen(self) -> ScoreScreen:
         """The running score of this deal per team, the match score, whose turn it is."""
@@ -374,7 +402,7 @@ class Box:
                 winner = self._last_trick_winner()
                 self._flash(LastTrickScreen(trick.number, winner, list(trick.codes())), "info", now=True)
         elif action == "score":
-            self.queued = []
+            self._drop_stale_news()
             self._flash(self.home_screen(), "info", now=True)  # also over the move timer
         elif action == "menu" and has_contract(self.cfg.game.name):
             self.menu = ContractMenu(self.cfg.game.name, self.cfg.game.seats)
