@@ -542,7 +542,21 @@ class Box:
         self.signals.fault_cleared()
         if self.turn_since is not None:
             self.turn_since = self.clock()  # the player's time did not run while the camera was out
-        self._show_home()
+        self._redraw()
+
+    def _redraw(self) -> None:
+        """Show again what the fault screen covered: an open menu, the question waiting for
+        an answer, a call's screen still in its time, else the score (a question left under
+        a stale FAULT would wait for an answer nobody knows is asked)."""
+        if self.menu is not None:
+            self.display.show(self.menu.screen(self.lang))
+        elif self.pending is not None:
+            seat = str(self.pending.get("seat"))
+            self.display.show(ConfirmScreen(seat, self.candidates[0], missed=bool(self.pending.get("missed"))))
+        elif self.transient is not None and self.transient[1] > self.clock():
+            self.display.show(self.transient[0])
+        else:
+            self._show_home()
 
 
 def _rebuild(events: Sequence[Mapping[str, Any]]) -> Referee:
