@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from referee.errors import ConfigError
+from referee.rules import get_game
 
 DEFAULT_PATH = Path("/etc/referee/config.toml")
 
@@ -220,8 +221,18 @@ def _game(r: _Reader) -> GameConfig:
     options = r.raw("options", {})
     if not isinstance(options, dict):
         raise r.error("options", "a table of game options", options)
+    _check_options(r, name, options)
     r.done()
     return GameConfig(name, deck, seats, teams, dict(options))
+
+
+def _check_options(r: _Reader, game: str, options: dict[str, Any]) -> None:
+    """The rules core's own check of ``[game.options]``, at start: else a typo there rejects
+    every deal event of the match, long after the box said it was ready."""
+    try:
+        get_game(game)(dict(options))
+    except ConfigError as exc:  # OptionError: the message names the option and its values
+        raise ConfigError(f"{r.where}: {r.key('options')}: {exc}") from exc
 
 
 def _teams(r: _Reader, game: str, seats: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:

@@ -65,6 +65,10 @@ def test_chiamata_five_seats_need_five_leds() -> None:
         ("[game]\nteams = [['N', 'S'], ['W']]", r"game\.teams: expected lists of seats that together hold"),
         ("[game]\noptions = 3", r"game\.options: expected a table of game options, got 3"),
         ("[game]\nseed = 3", r"game\.seed: unknown key"),
+        # game options are checked by the rules core at start, not at the first deal
+        ("[game.options]\nmove_timer = 30", r"^box\.toml: game\.options: unknown option 'move_timer' for briscola-4"),
+        ("[game.options]\ntie = 'bogus'", r"game\.options: option 'tie' for briscola-4 must be one of .*got 'bogus'"),
+        ("[game]\nname = 'belotta'\n[game.options]\ntarget = 0", r"game\.options: option 'target' must be at least 1"),
         ("[camera]\nsource = 'usb:x'", r"camera\.source: expected 'picamera2', 'usb:N'"),
         ("[camera]\nfps = 0", r"camera\.fps: expected an integer 1\.\.120, got 0"),
         ("[camera]\nretry_s = 'soon'", r"camera\.retry_s: expected a number"),
