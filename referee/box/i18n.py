@@ -68,6 +68,9 @@ RULES: dict[str, dict[str, str]] = {
     "move_timer": {"it": "Tempo scaduto", "en": "Time is up"},
     "false_declaration": {"it": "Accuso falso", "en": "False declaration"},
     "false_meld": {"it": "Accuso falso", "en": "False meld"},
+    "wrong_dealer": {"it": "Mazziere sbagliato", "en": "Wrong dealer"},
+    # chiamata: the caller called "in mano" a card another seat then played
+    "in_mano_card_elsewhere": {"it": "Chiamata in mano falsa", "en": "False in-hand call"},
 }
 
 #: declaration kinds (belotta rule 3, binocolo rule 3) as the table calls them

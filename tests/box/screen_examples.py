@@ -47,6 +47,8 @@ EXAMPLES: dict[str, Screen] = {
     "menu_deal_card": MenuScreen(title="briscola-4", label_key="field_deal_card", value="3 di coppe",
                                  step="2/2", header_key="deal_card"),
     "violation_false_declaration": ViolationScreen(seat="W", rule="false_declaration", trick=2),
+    "violation_wrong_dealer": ViolationScreen(seat="E", rule="wrong_dealer", trick=0),
+    "violation_in_mano": ViolationScreen(seat="C", rule="in_mano_card_elsewhere", trick=4),
     "fault_camera": FaultScreen(what_key="fault_camera", retries=3),
     "fault_state": FaultScreen(what_key="fault_state", retries=1),
     "ready": MessageScreen(title_key="ready", big="Briscola 4", line="N W S E"),

@@ -73,3 +73,20 @@ def test_absent_display_is_a_null_display(caplog: pytest.LogCaptureFixture) -> N
     assert sink.last == TrickScreen(1, "N", 10)
     assert "running without it" in caplog.text
     assert isinstance(open_display(DisplayConfig(driver="none"), "it"), NullDisplay)
+
+
+def test_every_rule_the_core_calls_has_a_name_in_both_languages() -> None:
+    """A rule without an entry shows its code ("wrong dealer", in English on an Italian box)."""
+    from referee.box.i18n import RULES
+    from referee.rules import Referee
+
+    draw = {"event": "draw", "game": "briscola-4", "cards": {"N": "coppe_1", "W": "spade_3", "S": "denari_4", "E": "coppe_2"}}
+    deal = {"event": "deal", "game": "briscola-4", "seats": ["N", "W", "S", "E"], "dealer": "E", "trump_card": "bastoni_1"}
+    ref = Referee()
+    ref.apply(draw)
+    called = {c.to_dict()["rule"] for c in ref.apply(deal) if c.to_dict()["call"] == "violation"}
+    assert called == {"wrong_dealer"}  # N drew the highest card, E dealt
+    core_rules = called | {"out_of_turn", "revoke", "must_trump", "must_overtrump", "duplicate_card", "bad_card",
+                          "false_declaration", "false_meld", "in_mano_card_elsewhere"}
+    for rule in core_rules | {"move_timer"}:  # move_timer: the box's own call
+        assert set(RULES.get(rule, {})) == {"it", "en"}, rule
