@@ -47,3 +47,30 @@ def fit_temperature(logits: npt.NDArray[np.floating[Any]], truth: npt.NDArray[np
     best = min(grid, key=lambda t: nll(logits, truth, float(t)))
     fine = best * np.exp(np.linspace(-0.1, 0.1, 21))
     return round(float(min(fine, key=lambda t: nll(logits, truth, float(t)))), 4)
+
+
+def reliability(logits: npt.NDArray[np.floating[Any]], truth: npt.NDArray[np.int64], temperature: float,
+                bins: int = 15) -> dict[str, float | int]:
+    """How well the top-1 confidence ``softmax(logits / T)`` matches how often the top-1 is right.
+
+    ``ece``: expected calibration error (|accuracy - mean confidence| per equal-width confidence
+    bin, weighted by the bin's share); ``conf_right`` / ``conf_wrong``: mean top-1 confidence of
+    the right and the wrong reads (the pipeline acts on the first and must doubt the second).
+    """
+    z = logits / temperature
+    z = z - z.max(axis=1, keepdims=True)
+    p = np.exp(z)
+    p /= p.sum(axis=1, keepdims=True)
+    conf = p.max(axis=1)
+    ok = p.argmax(axis=1) == truth
+    which = np.minimum((conf * bins).astype(int), bins - 1)
+    ece = sum(abs(float(ok[which == b].mean()) - float(conf[which == b].mean())) * float((which == b).mean())
+              for b in range(bins) if (which == b).any())
+    return {
+        "n": len(truth),
+        "acc": round(float(ok.mean()), 4) if len(ok) else 0.0,
+        "ece": round(ece, 4),
+        "conf_right": round(float(conf[ok].mean()), 4) if ok.any() else 0.0,
+        "conf_wrong": round(float(conf[~ok].mean()), 4) if (~ok).any() else 0.0,
+        "nll": round(nll(logits, truth, temperature), 4) if len(truth) else 0.0,
+    }

@@ -65,14 +65,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cache", type=Path, default=REPO_ROOT / "build" / "recognition")
     parser.add_argument("--snapshot-minutes", type=float, default=0.0,
                         help="also export an interim model to <cache>/snapshots every N minutes")
+    parser.add_argument("--calibrate-on", nargs="+", default=None, metavar="SET",
+                        help="fit the softmax temperature on these sets instead of the held-out prints' "
+                        "validation crops: PRINT, table:PRINT or crops:FILE.npz "
+                        "(see referee/recognition/calibration.py)")
+    parser.add_argument("--report-on", nargs="*", default=[], metavar="SET",
+                        help="sets whose calibration is reported in the JSON but not fitted on")
+    parser.add_argument("--calibration-per-face", type=int, default=24, help="rendered crops per face of a set")
+    parser.add_argument("--recalibrate", type=Path, default=None, metavar="MODEL_DIR",
+                        help="do not train: refit the temperature of the model in MODEL_DIR on --calibrate-on "
+                        "and write it to --out (default: in place)")
     parser.add_argument("--quiet", action="store_true")
 
 
 def run(args: argparse.Namespace) -> int:
-    import torch
-
     deck = deck_family(args.deck)
     log = _Logger(args.quiet)
+    if args.recalibrate is not None:
+        _calibrate(args, deck, args.recalibrate, args.out if args.out is not None else args.recalibrate, log)
+        return 0
+    import torch
+
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
     t0, cpu0 = time.monotonic(), _cpu_s()
@@ -101,8 +114,21 @@ def run(args: argparse.Namespace) -> int:
     from referee.recognition.export import export
 
     onnx_path = export(model, deck, out, report["temperature"], extra)
+    if args.calibrate_on:
+        _calibrate(args, deck, out, out, log)
     log(f"wrote {onnx_path} and {onnx_path.with_suffix('.json')} in {(time.monotonic() - t0) / 60:.1f} min")
     return 0
+
+
+def _calibrate(args: argparse.Namespace, deck: str, model_dir: Path, out: Path, log: _Logger) -> None:
+    """Refit the temperature of the model in ``model_dir`` on ``--calibrate-on``, write to ``out``."""
+    from referee.errors import ConfigError
+    from referee.recognition.calibration import recalibrate
+
+    if not args.calibrate_on:
+        raise ConfigError("--recalibrate needs --calibrate-on SET...")
+    recalibrate(model_dir, deck, args.calibrate_on, args.report_on, out, per_face=args.calibration_per_face,
+                root=args.shared, cache=args.cache / "calibration", workers=args.workers or args.threads, log=log)
 
 
 def _cpu_s() -> float:
