@@ -6,7 +6,8 @@ record), started by ``systemd/referee.service``.
 
 Exit status: 0 when the input ended or on SIGTERM, 2 for a bad config (the message names the
 key), 3 when the match record cannot be written (full disk, read-only: the record stays
-consistent and the restarted service resumes from it), 1 for an unreadable input.
+consistent and the restarted service resumes from it), 1 for an input that cannot be opened
+(no camera, layout or recogniser model, an unreadable log: a fault screen stays lit).
 
 Faults keep the match: no frames -> fault screen, red heartbeat, retries every
 ``camera.retry_s``; display or LEDs missing -> logged, the loop runs without them.
@@ -218,8 +219,9 @@ def run(args: argparse.Namespace) -> int:
             box = Box(cfg, store, signals, display)
             try:
                 feed = _open_feed(cfg, args, box)
-            except CameraError as exc:
+            except CameraError as exc:  # no camera, layout or model; an unreadable log
                 print(f"referee run: {exc}", file=sys.stderr)
+                box.fault("fault_start", 0)  # stays lit after exit: the box is not just blank
                 return EXIT_INPUT
             runner = Runner(cfg, box, feed, notifier, gestures)
             _stop_on_sigterm(runner)

@@ -264,9 +264,10 @@ class MenuScreen(Screen):
 
 @dataclass(frozen=True)
 class FaultScreen(Screen):
-    """A fault (camera gone, record not writable): what, the retry count, the match is safe."""
+    """A fault (camera gone, record not writable, the input could not be opened at start):
+    what, the retry count (none shown at 0: the service restarts the box), the match is safe."""
 
-    what_key: str  # i18n key: fault_camera, fault_state
+    what_key: str  # i18n key: fault_camera, fault_state, fault_start
     retries: int = 0
     kept: bool = True
     inverted = True
@@ -274,7 +275,8 @@ class FaultScreen(Screen):
     def paint(self, c: Canvas, lang: str) -> None:
         c.header(tr(lang, "fault"))
         c.wrapped(tr(lang, self.what_key), (1, HEADER_H + 1, WIDTH - 1, 40), largest=13)
-        c.text(tr(lang, "fault_retry", n=self.retries), (1, 40, WIDTH - 1, 52), largest=12)
+        if self.retries:
+            c.text(tr(lang, "fault_retry", n=self.retries), (1, 40, WIDTH - 1, 52), largest=12)
         if self.kept:
             c.text(tr(lang, "fault_kept"), (1, 52, WIDTH - 1, HEIGHT), largest=12)
 

@@ -51,6 +51,7 @@ EXAMPLES: dict[str, Screen] = {
     "violation_in_mano": ViolationScreen(seat="C", rule="in_mano_card_elsewhere", trick=4),
     "fault_camera": FaultScreen(what_key="fault_camera", retries=3),
     "fault_state": FaultScreen(what_key="fault_state", retries=1),
+    "fault_start": FaultScreen(what_key="fault_start"),
     "ready": MessageScreen(title_key="ready", big="Briscola 4", line="N W S E"),
     "partner": MessageScreen(title_key="partner", big="D", line="3 Cop"),
     "undo": MessageScreen(title_key="undo", big="N: 3 Cop"),

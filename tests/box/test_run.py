@@ -22,7 +22,7 @@ from referee.box.display import NullDisplay
 from referee.box.feed import FeedItem, JsonlFeed
 from referee.box.notify import Notifier
 from referee.box.run import Runner
-from referee.box.screens import FaultScreen, ScoreScreen
+from referee.box.screens import FaultScreen, ScoreScreen, render
 from referee.box.state import MatchStore
 from referee.cli import main
 from referee.errors import CameraError
@@ -168,6 +168,24 @@ def test_unwritable_state_dir_exits_3_with_a_clear_error(tmp_path: Path, capsys:
     args = ["run", "--config", str(CONFIG), "--events", str(log), "--pace", "0", "--no-hardware"]
     assert main([*args, "--state-dir", "/proc/referee-state"]) == 3  # /proc refuses even root
     assert "/proc/referee-state/matches.sqlite: cannot open the match record" in capsys.readouterr().err
+
+
+def test_an_input_that_cannot_be_opened_exits_1_and_leaves_a_fault_screen(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A box that cannot start its input (no camera, layout or model; here a missing log)
+    says so on the display too, which stays lit after exit, instead of staying blank while
+    systemd restarts it."""
+    screens = tmp_path / "screens"
+    args = ["run", "--config", str(CONFIG), "--events", str(tmp_path / "nope.jsonl"), "--no-hardware",
+            "--state-dir", str(tmp_path / "state"), "--screens", str(screens), "--language", "en"]
+    assert main(args) == 1
+    assert "nope.jsonl: cannot read events" in capsys.readouterr().err
+    last = sorted(screens.glob("*.png"))[-1]
+    from PIL import Image, ImageChops
+
+    expected = render(FaultScreen("fault_start"), "en").convert("L")
+    assert ImageChops.difference(Image.open(last).convert("L"), expected).getbbox() is None
 
 
 def test_missing_display_and_leds_run_without_them(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
