@@ -236,6 +236,9 @@ class Box:
         assert self.arbiter is not None
         if event.get("event") == "deal":  # nothing queued or asked belongs to the new deal
             self.arbiter.clear()
+            # Its trick numbers start again: the last deal's "trick k was asked about" must
+            # not silence this deal's trick k (PlayArbiter.clear keeps it; referee watch too).
+            self.arbiter.asked_gathered = -1
             if self.pending is not None and self.pending.get("call") == "confirm":
                 self.pending = self.pending_pos = None
                 if isinstance(self.menu, PlayedCardMenu):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 from tracker_doubles import StubTracker, Track
 
@@ -18,6 +19,7 @@ from referee.box.app import Box
 from referee.box.config import BoxConfig
 from referee.box.screens import ConfirmScreen
 from referee.box.state import MatchStore
+from referee.rules.playout import random_match_events
 
 THREE = [("N", "spade_1"), ("W", "spade_2"), ("S", "spade_3")]  # E's card is never seen
 
@@ -99,3 +101,35 @@ def test_an_answer_about_an_older_trick_does_not_silence_the_current_one(
     again, _, _ = restarted(box, tmp_path, "crashed", clock)
     frames(again, 0.0, 20)
     assert again.pending is not None and again.pending["seat"] == again.referee.turn
+
+
+def test_a_short_trick_of_the_next_deal_is_asked_about_too(cfg: BoxConfig, clock: FakeClock) -> None:
+    """Deal 1's trick 1 was gathered short and asked about; deal 2's trick 1 gathered short
+    must be asked about as well (the arbiter's "already asked" trick number is per deal)."""
+    events = random_match_events("briscola-4", seed=1)
+    starts = [i for i, e in enumerate(events) if e["event"] == "deal"]
+    tracker = StubTracker()
+    box = Box(cfg, MatchStore.open(cfg.state_dir), RecordingSignals(), Screens(), clock=clock)
+    box.start()
+    box.attach_vision(tracker)
+    t = 100.0
+
+    def short_first_trick(deal: list[dict[str, Any]]) -> None:
+        nonlocal t
+        box.handle(deal[0])
+        for event in deal[1:4]:
+            t += 1
+            box.handle({**event, "confidence": 0.97, "t": t})
+        tracker.on_table, tracker.missed = False, Track(9, deal[4]["card"])
+        t += tracker.config.long_gone_s + 0.5
+        box.frame(t)
+        assert box.pending is not None and box.pending["seat"] == deal[4]["seat"], "not asked"
+        box.gesture("ok", "press")  # yes: the camera's guess
+        tracker.on_table, tracker.missed = True, None
+
+    short_first_trick(events[starts[0]:starts[1]])
+    for event in events[starts[0] + 5:starts[1]]:
+        t += 1
+        box.handle({**event, "confidence": 0.97, "t": t})
+    assert box.referee.deal is not None and box.referee.deal.phase == "over"
+    short_first_trick(events[starts[1]:starts[2]])
