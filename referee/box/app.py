@@ -284,10 +284,13 @@ class Box:
         self.signals.confirmed()
         if question is not None and self.naming_missed and answer.get("accept") is False:
             self._record_no_play(str(question.get("seat")))
+        named = self.naming_missed and answer.get("accept", True) is not False
         try:
             self._arbiter_out(self.arbiter.answer(answer))
         finally:
             self.naming_missed = False
+        if named:  # a card named for a short trick: it may still be short (two cards missed),
+            self.arbiter.asked_gathered = -1  # so the next seat is asked about once quiet again
         self._show_home()
 
     def _record_no_play(self, seat: str) -> None:

@@ -133,3 +133,24 @@ def test_a_short_trick_of_the_next_deal_is_asked_about_too(cfg: BoxConfig, clock
         box.handle({**event, "confidence": 0.97, "t": t})
     assert box.referee.deal is not None and box.referee.deal.phase == "over"
     short_first_trick(events[starts[1]:starts[2]])
+
+
+def test_two_cards_missing_from_a_short_trick_are_both_asked_about(cfg: BoxConfig, clock: FakeClock) -> None:
+    """Only N's and W's cards were seen before the trick was gathered: S is asked about, the
+    operator names S's card, and once the table is quiet again E is asked about too (before,
+    the trick counted as asked about and E's card waited for the next play)."""
+    tracker = StubTracker(Track(9, "coppe_3"))
+    box, _, _ = camera_box(cfg, clock, tracker)
+    for i, (seat, card) in enumerate(THREE[:2]):
+        box.handle({"event": "play", "seat": seat, "card": card, "confidence": 0.97, "t": 1.0 + i})
+    tracker.on_table = False
+    quiet = 2.0 + tracker.config.long_gone_s + 0.1
+    box.frame(quiet)
+    assert box.pending is not None and box.pending["seat"] == "S"
+    box.gesture("ok", "press")  # yes: S played coppe_3
+    tracker.missed = Track(10, "coppe_4")
+    frames(box, quiet, 10)
+    assert box.pending is not None and box.pending["seat"] == "E"
+    box.gesture("ok", "press")
+    assert [e.get("card") for e in box.store.events(1)[-2:]] == ["coppe_3", "coppe_4"]
+    assert any(c["call"] == "trick" for c in box.store.calls(1))
