@@ -51,7 +51,7 @@ class CameraConfig:
     source: str = "picamera2"  # picamera2 | usb:N | file:PATH | events:PATH.jsonl
     width: int = 1280
     height: int = 720
-    fps: int = 15
+    fps: int = 15  # frames analysed per second at most (VisionFeed); the camera may give more
     no_frame_timeout_s: float = 3.0  # no frame for this long -> fault screen and LED pattern
     retry_s: float = 2.0  # wait between reopen attempts
 

@@ -51,6 +51,9 @@ class VisionFeed:
     and a ``tracker`` (``reset()``, ``rules``).
 
     ``timed_events``: (t, event) pairs to emit when the frame time reaches them (simulations).
+    ``max_fps`` (the config's ``camera.fps``): frames analysed per second at most; a frame
+    sooner than that after the last one analysed is only a heartbeat (the camera may deliver
+    30 frames a second, the Pi need not read every one).
     """
 
     def __init__(
@@ -60,11 +63,14 @@ class VisionFeed:
         timed_events: list[tuple[float, dict[str, Any]]] | None = None,
         reopen: Callable[[], Any] | None = None,
         live: bool = False,
+        max_fps: float | None = None,
     ) -> None:
         self.source, self.vision, self.tracker = source, vision, vision.tracker
         self.timed = sorted(timed_events or [], key=lambda te: te[0])
         self._reopen = reopen
         self.live = live  # a camera: frame numbers start again at 0 in every process
+        self.min_interval = 1.0 / max_fps if max_fps else 0.0
+        self.last_t: float | None = None  # the last analysed frame's time
         self.finished = False
         self.skip = -1
         #: after a live resume: cards of the current trick already recorded, still on the table
@@ -96,7 +102,7 @@ class VisionFeed:
         try:
             while not self.finished:
                 frame = self._read()
-                if frame is None:
+                if frame is None or not self._analysed(frame):
                     continue
                 self._items(frame)
                 if frame.index >= pos:
@@ -113,6 +119,14 @@ class VisionFeed:
         except EndOfSource:
             self.finished = True
             return None
+
+    def _analysed(self, frame: Any) -> bool:
+        """Whether ``frame`` is due for analysis under ``max_fps`` (a clock that went back,
+        a camera reopened, starts again)."""
+        if self.last_t is not None and 0 <= frame.t - self.last_t < self.min_interval - 1e-6:
+            return False
+        self.last_t = frame.t
+        return True
 
     def _items(self, frame: Any) -> list[FeedItem]:
         items: list[FeedItem] = []
@@ -149,6 +163,8 @@ class VisionFeed:
         frame = self._read()
         if frame is None:
             return [FeedItem(None)] if self.finished else []  # [] while the camera is degraded
+        if not self._analysed(frame):
+            return [FeedItem(None, frame.index)]  # frames flow (watchdog), nothing to analyse
         return self._items(frame)
 
     def new_deal(self) -> None:
@@ -221,4 +237,4 @@ def open_vision_feed(
                                tracker_config=TrackerConfig(still_s=cfg.thresholds.still_s), rules=rules_view)
     timed = list(game.timed_events) if game is not None else None
     # No reopen: live sources re-open themselves with a back-off (read() gives None meanwhile).
-    return VisionFeed(source, vision, timed, live=live)
+    return VisionFeed(source, vision, timed, live=live, max_fps=cfg.camera.fps)

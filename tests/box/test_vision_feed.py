@@ -224,3 +224,26 @@ def test_attached_to_a_box_the_camera_plays_are_the_plays(cfg: BoxConfig, clock:
     events = box.store.events(1)
     assert [(e["seat"], e["card"]) for e in events if e["event"] == "play"] == [("N", "spade_3"), ("S", "spade_1")]
     assert not any(c["call"] == "error" for c in box.store.calls(1))
+
+
+def test_camera_fps_caps_the_frames_analysed(cfg: BoxConfig) -> None:
+    """camera.fps = 5 on a 10 fps camera: every other frame is analysed, the others are only
+    heartbeats (the watchdog still sees frames flow); the deal still rides on a frame."""
+    tracker = FakeTracker({})
+    feed = VisionFeed(FakeSource(8), FakeVision(tracker), [(0.1, DEAL)], max_fps=5)
+    items = drain(feed)
+    assert [dets for dets, _ in tracker.seen] == [0, 2, 4, 6]
+    assert [i.pos for i in items if i.event is None and i.t is None] == [1, 3, 5, 7, None]  # None: the end
+    assert [i.pos for i in items if i.event == DEAL] == [2]
+
+
+def test_a_camera_clock_that_starts_again_is_analysed_at_once() -> None:
+    class Restarted(FakeSource):
+        def read(self) -> FakeFrame | None:
+            frame = super().read()
+            return None if frame is None else FakeFrame(frame.image, [5.0, 5.1, 0.0, 0.1, 0.2][frame.index], frame.index)
+
+    tracker = FakeTracker({})
+    feed = VisionFeed(Restarted(5), FakeVision(tracker), max_fps=5)
+    drain(feed)
+    assert [dets for dets, _ in tracker.seen] == [0, 2, 4]
