@@ -3,6 +3,7 @@
     referee history --config /etc/referee/config.toml          # list matches
     referee history --state-dir DIR --export 3 > match3.jsonl  # its events: `referee replay` input
     referee history --state-dir DIR --export 3 --calls         # the calls the box made
+    referee history --state-dir DIR --export 3 --answers       # the operator's "no" answers
 
 ``referee replay match3.jsonl`` prints exactly the calls of ``--calls`` (dispute review).
 """
@@ -25,7 +26,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     where.add_argument("--config", type=Path, help=f"take state_dir from this config (default {DEFAULT_PATH})")
     where.add_argument("--state-dir", type=Path, help="the folder holding matches.sqlite")
     parser.add_argument("--export", type=int, metavar="MATCH", help="write this match as JSON Lines")
-    parser.add_argument("--calls", action="store_true", help="with --export: the calls, not the events")
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument("--calls", action="store_true", help="with --export: the calls, not the events")
+    what.add_argument("--answers", action="store_true",
+                      help="with --export: the operator's answers that are no event ('no, <seat> did not play')")
 
 
 def _state_dir(args: argparse.Namespace) -> Path:
@@ -51,7 +55,10 @@ def run(args: argparse.Namespace) -> int:
                     print(f"{m.id:>5}  {m.game:<18} {_when(m.started):<19}  {_when(m.ended):<19}  {m.events:>6}  {m.calls:>5}")
                 return 0
             store.match_config(args.export)  # names a missing match
-            rows = store.calls(args.export) if args.calls else store.events(args.export)
+            if args.answers:
+                rows = store.answers(args.export)
+            else:
+                rows = store.calls(args.export) if args.calls else store.events(args.export)
             for row in rows:
                 sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
             return 0

@@ -8,10 +8,12 @@ from the copy."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from tracker_doubles import StubTracker, Track
 
 from box.helpers import FakeClock, RecordingSignals, Screens, camera_box
@@ -19,6 +21,7 @@ from referee.box.app import Box
 from referee.box.config import BoxConfig
 from referee.box.screens import ConfirmScreen
 from referee.box.state import MatchStore
+from referee.cli import main
 from referee.rules.playout import random_match_events
 
 THREE = [("N", "spade_1"), ("W", "spade_2"), ("S", "spade_3")]  # E's card is never seen
@@ -57,7 +60,9 @@ def frames(box: Box, start: float, seconds: float) -> None:
         box.frame(start + i / 10, 100 + i)
 
 
-def test_no_then_restart_does_not_ask_again(cfg: BoxConfig, clock: FakeClock, tmp_path: Path) -> None:
+def test_no_then_restart_does_not_ask_again(
+    cfg: BoxConfig, clock: FakeClock, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     box, _, _, quiet = gathered_short(cfg, clock)
     box.gesture("left", "press")  # no: E did not play
     assert box.pending is None
@@ -66,6 +71,8 @@ def test_no_then_restart_does_not_ask_again(cfg: BoxConfig, clock: FakeClock, tm
     assert box.store.events(1)[-1]["seat"] == "S"  # no event: the rules core never sees it
     frames(box, quiet, 5)
     assert box.pending is None  # the running box asks once
+    assert main(["history", "--state-dir", str(box.store.path.parent), "--export", "1", "--answers"]) == 0
+    assert [json.loads(line) for line in capsys.readouterr().out.splitlines()] == box.store.answers(1)
 
     again, signals, screens = restarted(box, tmp_path, "crashed", clock)
     assert again.match_id == box.match_id and again.referee.turn == "E"
