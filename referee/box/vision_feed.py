@@ -200,6 +200,21 @@ class LiveRules:
         return [card.code for _, card in trick.plays] if trick is not None else []
 
 
+def check_layout_seats(cfg: BoxConfig, seats: tuple[str, ...]) -> None:
+    """The layout's seat zones must be the config's seats: plays from zones of other seats
+    would all be refused by the rules core. Compass seats (N, W, S, E...) are placed by name,
+    so only their set must agree; other names are placed in play order, so their order too."""
+    from referee.vision.layout import COMPASS
+
+    by_name = all(s in COMPASS for s in seats)
+    same = sorted(seats) == sorted(cfg.game.seats) if by_name else tuple(seats) == cfg.game.seats
+    if not same:
+        raise CameraError(
+            f"{cfg.layout}: the layout's seats {list(seats)} are not game.seats {list(cfg.game.seats)}"
+            f" of {cfg.source or 'the config'}: run `referee calibrate --seats {','.join(cfg.game.seats)}` again"
+        )
+
+
 def open_vision_feed(
     cfg: BoxConfig, rules_view: Any, sim_events: list[dict[str, Any]] | None = None
 ) -> VisionFeed:
@@ -216,6 +231,10 @@ def open_vision_feed(
         raise CameraError(f"camera.source = {cfg.camera.source!r} needs the vision pipeline: {exc}") from exc
     spec = source_spec(cfg)
     try:
+        # The layout first: a wrong one is found before the camera is taken.
+        layout = TableLayout.load(cfg.layout) if cfg.layout is not None else None
+        if layout is not None:
+            check_layout_seats(cfg, layout.seats)
         live = is_live(cfg)
         sized = not cfg.camera.source.startswith("file:")  # files keep their own frame size
         kwargs: dict[str, Any] = {"size": (cfg.camera.width, cfg.camera.height)} if sized else {}
@@ -223,11 +242,9 @@ def open_vision_feed(
             kwargs["events"] = sim_events
         source = open_source(spec, **kwargs)
         game = getattr(source, "game", None)  # a simulation knows its true layout and events
-        if cfg.layout is not None:
-            layout = TableLayout.load(cfg.layout)
-        elif game is not None:
+        if layout is None and game is not None:
             layout = game.layout
-        else:
+        elif layout is None:
             raise CameraError("a camera needs layout = FILE in the config (made by `referee calibrate`)")
         classifier = CardClassifier.load(cfg.game.deck, threads=1)
     except RefereeError as exc:

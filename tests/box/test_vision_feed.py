@@ -4,7 +4,10 @@ operator events of a simulation at their time, silent warm-up on resume, degrade
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
+
+import pytest
 
 from box.helpers import FakeClock, RecordingSignals
 from referee.box.app import Box
@@ -13,7 +16,10 @@ from referee.box.display import NullDisplay
 from referee.box.feed import FeedItem
 from referee.box.screens import ConfirmScreen
 from referee.box.state import MatchStore
-from referee.box.vision_feed import LiveRules, VisionFeed, is_live, source_spec
+from referee.box.vision_feed import LiveRules, VisionFeed, check_layout_seats, is_live, source_spec
+from referee.cli import main
+from referee.errors import CameraError
+from referee.vision.layout import TableLayout
 from referee.vision.sources import EndOfSource
 from referee.vision.tracker import TrackerConfig
 
@@ -247,3 +253,29 @@ def test_a_camera_clock_that_starts_again_is_analysed_at_once() -> None:
     feed = VisionFeed(Restarted(5), FakeVision(tracker), max_fps=5)
     drain(feed)
     assert [dets for dets, _ in tracker.seen] == [0, 2, 4]
+
+
+def test_a_layout_calibrated_for_other_seats_is_refused_at_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Chiamata's seats A..E with the layout of a default N,W,S,E calibration: every camera
+    play would come from a seat the game does not have. `referee run` stops before taking
+    the camera, naming both lists and the fix."""
+    layout = tmp_path / "layout.json"
+    TableLayout.default(("N", "W", "S", "E")).save(layout)
+    config = tmp_path / "config.toml"
+    config.write_text(f'layout = "{layout}"\n[game]\nname = "briscola-chiamata"\nseats = ["A", "B", "C", "D", "E"]\n'
+                      '[camera]\nsource = "usb:0"\n[pins]\nseat_leds = {A=17, B=27, C=22, D=23, E=24}\n')
+    args = ["run", "--config", str(config), "--no-hardware", "--state-dir", str(tmp_path / "state")]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "the layout's seats ['N', 'W', 'S', 'E'] are not game.seats ['A', 'B', 'C', 'D', 'E']" in err
+    assert "referee calibrate --seats A,B,C,D,E" in err
+
+
+def test_compass_seats_may_be_listed_in_another_play_order(cfg: BoxConfig) -> None:
+    check_layout_seats(cfg, ("N", "E", "S", "W"))  # placed by name: the same zones
+    five = replace(cfg, game=replace(cfg.game, seats=("A", "B", "C", "D", "E")))
+    check_layout_seats(five, ("A", "B", "C", "D", "E"))
+    with pytest.raises(CameraError, match=r"not game\.seats"):
+        check_layout_seats(five, ("A", "C", "B", "D", "E"))  # placed in play order: other zones
