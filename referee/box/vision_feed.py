@@ -215,6 +215,18 @@ def check_layout_seats(cfg: BoxConfig, seats: tuple[str, ...]) -> None:
         )
 
 
+def check_layout_size(cfg: BoxConfig, frame_size: tuple[int, int]) -> None:
+    """The layout maps the mat onto frames of the size it was calibrated on; the camera gives
+    ``camera.width`` x ``camera.height``: on other frames every zone would be misplaced."""
+    size = (cfg.camera.width, cfg.camera.height)
+    if tuple(frame_size) != size:
+        raise CameraError(
+            f"{cfg.layout}: the layout was calibrated on {frame_size[0]}x{frame_size[1]} frames but"
+            f" camera.width x camera.height of {cfg.source or 'the config'} is {size[0]}x{size[1]}:"
+            " set those to the calibrated size or run `referee calibrate` again"
+        )
+
+
 def open_vision_feed(
     cfg: BoxConfig, rules_view: Any, sim_events: list[dict[str, Any]] | None = None
 ) -> VisionFeed:
@@ -235,6 +247,8 @@ def open_vision_feed(
         layout = TableLayout.load(cfg.layout) if cfg.layout is not None else None
         if layout is not None:
             check_layout_seats(cfg, layout.seats)
+            if not cfg.camera.source.startswith("file:"):  # a camera gives the config's size
+                check_layout_size(cfg, layout.frame_size)
         live = is_live(cfg)
         sized = not cfg.camera.source.startswith("file:")  # files keep their own frame size
         kwargs: dict[str, Any] = {"size": (cfg.camera.width, cfg.camera.height)} if sized else {}

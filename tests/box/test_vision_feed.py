@@ -16,7 +16,14 @@ from referee.box.display import NullDisplay
 from referee.box.feed import FeedItem
 from referee.box.screens import ConfirmScreen
 from referee.box.state import MatchStore
-from referee.box.vision_feed import LiveRules, VisionFeed, check_layout_seats, is_live, source_spec
+from referee.box.vision_feed import (
+    LiveRules,
+    VisionFeed,
+    check_layout_seats,
+    check_layout_size,
+    is_live,
+    source_spec,
+)
 from referee.cli import main
 from referee.errors import CameraError
 from referee.vision.layout import TableLayout
@@ -275,7 +282,20 @@ def test_a_layout_calibrated_for_other_seats_is_refused_at_start(
 
 def test_compass_seats_may_be_listed_in_another_play_order(cfg: BoxConfig) -> None:
     check_layout_seats(cfg, ("N", "E", "S", "W"))  # placed by name: the same zones
+    check_layout_size(cfg, (1280, 720))  # the config's default camera size
     five = replace(cfg, game=replace(cfg.game, seats=("A", "B", "C", "D", "E")))
     check_layout_seats(five, ("A", "B", "C", "D", "E"))
     with pytest.raises(CameraError, match=r"not game\.seats"):
         check_layout_seats(five, ("A", "C", "B", "D", "E"))  # placed in play order: other zones
+
+
+def test_a_layout_calibrated_on_another_frame_size_is_refused_at_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    layout = tmp_path / "layout.json"
+    TableLayout.default(("N", "W", "S", "E"), frame_size=(1920, 1080)).save(layout)
+    config = tmp_path / "config.toml"
+    config.write_text(f'layout = "{layout}"\n[camera]\nsource = "usb:0"\n')
+    assert main(["run", "--config", str(config), "--no-hardware", "--state-dir", str(tmp_path / "state")]) == 1
+    err = capsys.readouterr().err
+    assert "calibrated on 1920x1080 frames but camera.width x camera.height" in err and "is 1280x720" in err
