@@ -51,7 +51,10 @@ class Display:
             if not self.failed:
                 log.warning("display write failed, going on without it: %s", exc)
             self.failed = True
+            self.last = None  # not on the panel: the next show writes it again, even unchanged
         else:
+            if self.failed:
+                log.info("display is back")
             self.failed = False
 
     def close(self) -> None:

@@ -63,7 +63,33 @@ def test_display_skips_unchanged_screens_and_survives_i2c_errors() -> None:
     display = Display(device, "it")
     display.show(TrickScreen(1, "N", 10))
     display.show(TrickScreen(1, "N", 10))
-    assert device.shown == 1 and display.failed
+    assert device.shown == 2 and display.failed  # never reached the panel: written again
+
+
+def test_a_display_that_comes_back_gets_the_current_screen_again() -> None:
+    """An I2C write failed (cable loose): the same screen shown again is written again once
+    the panel answers (before, it counted as shown and the panel stayed stale)."""
+
+    class Loose:
+        mode = "1"
+
+        def __init__(self) -> None:
+            self.fail, self.written = True, 0
+
+        def display(self, image: Image.Image) -> None:
+            if self.fail:
+                raise OSError(121, "Remote I/O error")
+            self.written += 1
+
+    device = Loose()
+    display = Display(device, "it")
+    display.show(TrickScreen(1, "N", 10))
+    assert display.failed and device.written == 0
+    device.fail = False
+    display.show(TrickScreen(1, "N", 10))
+    assert device.written == 1 and not display.failed
+    display.show(TrickScreen(1, "N", 10))
+    assert device.written == 1  # unchanged and on the panel: not redrawn
 
 
 def test_absent_display_is_a_null_display(caplog: pytest.LogCaptureFixture) -> None:
