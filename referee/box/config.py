@@ -202,6 +202,19 @@ def parse_config(text: str, where: str = "<config>", base: Path | None = None) -
     return cfg
 
 
+def display_settings(path: Path) -> tuple[DisplayConfig, str] | None:
+    """The display and language of a config that failed validation elsewhere, when those
+    parts are sound: the box can still say "config error" on its own display. ``None``
+    when the file cannot be read or those parts are wrong too."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        top = _Reader(str(path), "", data)
+        language = top.str_("language", "it", LANGUAGES)
+        return _display(top.sub("display")), language
+    except (OSError, tomllib.TOMLDecodeError, ConfigError):
+        return None
+
+
 def _game(r: _Reader) -> GameConfig:
     name = r.str_("name", "briscola-4", tuple(GAMES))
     family, counts = GAMES[name]

@@ -29,11 +29,11 @@ from types import FrameType
 from typing import Any
 
 from referee.box.app import Box
-from referee.box.config import DEFAULT_PATH, BoxConfig, load_config
+from referee.box.config import DEFAULT_PATH, BoxConfig, display_settings, load_config
 from referee.box.display import NullDisplay, ScreenSink, open_display
 from referee.box.feed import Feed, JsonlFeed
 from referee.box.notify import Notifier
-from referee.box.screens import Screen, render
+from referee.box.screens import FaultScreen, Screen, render
 from referee.box.signals import NullSignals, open_signals
 from referee.box.state import MatchStore, StateError
 from referee.box.stock import stock_reader
@@ -204,6 +204,7 @@ def run(args: argparse.Namespace) -> int:
         cfg = load_config(args.config)
     except ConfigError as exc:
         print(f"referee run: {exc}", file=sys.stderr)
+        _config_fault(args)
         return EXIT_CONFIG
     if args.state_dir is not None:
         cfg = replace(cfg, state_dir=args.state_dir)
@@ -240,6 +241,22 @@ def run(args: argparse.Namespace) -> int:
         if buttons is not None:
             buttons.close()
         signals.close()
+        display.close()
+
+
+def _config_fault(args: argparse.Namespace) -> None:
+    """A config that does not validate: say so on the display (its part of the config may
+    still be sound), lit after exit, rather than leave the box blank while systemd retries."""
+    settings = display_settings(args.config)
+    if settings is None:
+        return
+    display_cfg, language = settings
+    display: ScreenSink = NullDisplay() if args.no_hardware else open_display(display_cfg, language)
+    if args.screens is not None:
+        display = PngDisplay(display, args.screens, language)
+    try:
+        display.show(FaultScreen("fault_config"))
+    finally:
         display.close()
 
 

@@ -52,6 +52,7 @@ EXAMPLES: dict[str, Screen] = {
     "fault_camera": FaultScreen(what_key="fault_camera", retries=3),
     "fault_state": FaultScreen(what_key="fault_state", retries=1),
     "fault_start": FaultScreen(what_key="fault_start"),
+    "fault_config": FaultScreen(what_key="fault_config"),
     "ready": MessageScreen(title_key="ready", big="Briscola 4", line="N W S E"),
     "partner": MessageScreen(title_key="partner", big="D", line="3 Cop"),
     "undo": MessageScreen(title_key="undo", big="N: 3 Cop"),

@@ -163,6 +163,23 @@ def test_corrupt_config_exits_2_naming_the_key(tmp_path: Path, capsys: pytest.Ca
     assert f"{bad}: pins.buzzer: expected an integer 0..27, got 'loud'" in err
 
 
+def test_a_config_error_is_shown_on_the_display_when_its_display_part_is_sound(tmp_path: Path) -> None:
+    """The FAULT screen stays lit after exit (the service retries); with the display's own
+    keys broken too, nothing is drawn (its driver or address cannot be trusted)."""
+    from PIL import Image, ImageChops
+
+    bad = tmp_path / "config.toml"
+    bad.write_text(CONFIG.read_text().replace("buzzer = 12", "buzzer = 'loud'").replace('language = "it"', 'language = "en"'))
+    screens = tmp_path / "screens"
+    assert main(["run", "--config", str(bad), "--no-hardware", "--screens", str(screens)]) == 2
+    [png] = sorted(screens.glob("*.png"))
+    expected = render(FaultScreen("fault_config"), "en").convert("L")
+    assert ImageChops.difference(Image.open(png).convert("L"), expected).getbbox() is None
+    bad.write_text(CONFIG.read_text().replace('driver = "ssd1306"', 'driver = "ssd9999"'))
+    assert main(["run", "--config", str(bad), "--no-hardware", "--screens", str(tmp_path / "none")]) == 2
+    assert not (tmp_path / "none").exists()
+
+
 def test_unwritable_state_dir_exits_3_with_a_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     log = write_jsonl(tmp_path / "e.jsonl", random_deal_events("briscola-4", seed=1)[:3])
     args = ["run", "--config", str(CONFIG), "--events", str(log), "--pace", "0", "--no-hardware"]
