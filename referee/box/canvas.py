@@ -86,8 +86,11 @@ class Canvas:
             self.text(line, (x0, y0 + i * line_h, x1, y0 + (i + 1) * line_h), largest=size)
 
     def _size(self, text: str, width: int, height: int, largest: int) -> int:
+        """The font size ``text`` fits ``width`` x ``height`` at; 0 when even the smallest
+        overflows, so :meth:`wrapped` prefers two lines that fit to one that is cut off."""
         f = self.fit(text, width, height, largest)
-        return int(getattr(f, "size", 0))
+        w, h = self.text_size(text, f)
+        return int(getattr(f, "size", 0)) if w <= width and h <= height else 0
 
     def header(self, text: str, right: str = "") -> None:
         """An inverted bar across the top: what the screen is about, at a glance."""

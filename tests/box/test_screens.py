@@ -116,3 +116,20 @@ def test_every_rule_the_core_calls_has_a_name_in_both_languages() -> None:
                           "false_declaration", "false_meld", "in_mano_card_elsewhere"}
     for rule in core_rules | {"move_timer"}:  # move_timer: the box's own call
         assert set(RULES.get(rule, {})) == {"it", "en"}, rule
+
+
+
+def test_wrapped_text_takes_two_lines_rather_than_being_cut_off() -> None:
+    """Even the smallest font is too wide for one line but two lines fit: two lines (before,
+    one line at the smallest size, cut off at both ends)."""
+    from referee.box.canvas import Canvas
+
+    box = (0, 0, 70, 24)  # 70 px: "Chiamata in mano falsa" is 119 px wide at 9 px
+    one = Canvas()
+    one.text("Chiamata in mano falsa", box, largest=9)
+    assert one.image.crop((0, 0, 1, 25)).getbbox() is not None  # one line runs off the left edge
+    two = Canvas()
+    two.wrapped("Chiamata in mano falsa", box, largest=9)
+    assert two.image.getbbox() is not None
+    assert two.image.crop((0, 0, 1, 25)).getbbox() is None  # both lines inside the box
+    assert two.image.crop((0, 0, 71, 11)).getbbox() is not None and two.image.crop((0, 13, 71, 25)).getbbox() is not None
