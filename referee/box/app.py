@@ -382,8 +382,10 @@ class Box:
         return ScoreScreen(points=rows, turn=self.referee.turn, games=games)
 
     def _show_home(self) -> None:
-        if self.fault_screen is None and self.menu is None and self.pending is None:
-            self.display.show(self.home_screen())
+        """The score, or the fault screen while a fault lasts (a menu or question the operator
+        used meanwhile must not leave its last screen up as if all were well)."""
+        if self.menu is None and self.pending is None:
+            self.display.show(self.fault_screen or self.home_screen())
 
     # -- buttons -----------------------------------------------------------------------
     def gesture(self, button: str, kind: str) -> None:

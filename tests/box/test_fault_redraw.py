@@ -53,3 +53,18 @@ def test_an_open_menu_and_a_violation_in_its_time_come_back_after_a_fault(cfg: B
     box.fault("fault_camera", 2)
     box.fault_cleared()
     assert on_screen(display) == menu
+
+
+def test_a_menu_closed_during_a_fault_gives_the_fault_screen_back(cfg: BoxConfig, clock: FakeClock) -> None:
+    display = NullDisplay()
+    box = Box(cfg, MatchStore.open(cfg.state_dir), RecordingSignals(), display, clock=clock)
+    box.start()
+    box.handle(DEAL)
+    box.fault("fault_camera", 1)
+    box.gesture("right", "hold")  # the deal-card menu, over the fault screen
+    assert isinstance(on_screen(display), MenuScreen)
+    box.gesture("ok", "hold")  # cancel
+    assert box.menu is None and on_screen(display) == FaultScreen("fault_camera", 1)
+    box.gesture("right", "press")  # the score button does not hide the fault either
+    box.tick()
+    assert on_screen(display) == FaultScreen("fault_camera", 1)
