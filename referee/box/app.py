@@ -268,7 +268,17 @@ class Box:
             return
         alternatives = call.get("alternatives")
         self.candidates = [str(card)] + ([str(c) for c in alternatives] if isinstance(alternatives, list) else [])
-        self.display.show(ConfirmScreen(seat, self.candidates[0], missed=bool(call.get("missed"))))
+        self.display.show(self._question_screen())
+
+    def _question_screen(self) -> ConfirmScreen:
+        """The open question on the display, on its current candidate card, saying why a
+        sure read is asked (the rule it would break, the card it would replace)."""
+        assert self.pending is not None
+        q = self.pending
+        violation, correction = q.get("violation"), q.get("correction")
+        return ConfirmScreen(str(q.get("seat")), self.candidates[0], missed=bool(q.get("missed")),
+                             violation=str(violation) if violation else None,
+                             instead_of=str(correction) if correction else None)
 
     def _pick_played_card(self, seat: str, guess: str | None) -> None:
         self.menu = PlayedCardMenu(seat, get_game(self.cfg.game.name).deck, guess)
@@ -399,7 +409,7 @@ class Box:
                 self._pick_played_card(str(self.pending.get("seat")), self.candidates[0])
             elif action == "score":  # right: the next candidate card
                 self.candidates = self.candidates[1:] + self.candidates[:1]
-                self.display.show(ConfirmScreen(str(self.pending.get("seat")), self.candidates[0]))
+                self.display.show(self._question_screen())
             else:
                 self._resolve_pending(accept=action == "confirm")
         elif action == "undo":
@@ -559,8 +569,7 @@ class Box:
         if self.menu is not None:
             self.display.show(self.menu.screen(self.lang))
         elif self.pending is not None:
-            seat = str(self.pending.get("seat"))
-            self.display.show(ConfirmScreen(seat, self.candidates[0], missed=bool(self.pending.get("missed"))))
+            self.display.show(self._question_screen())
         elif self.transient is not None and self.transient[1] > self.clock():
             self.display.show(self.transient[0])
         else:

@@ -206,11 +206,15 @@ class ConfirmScreen(Screen):
     """The camera is unsure of a card: the table confirms it with OK or rejects it.
 
     ``missed``: the camera may have missed ``seat``'s play: "did <seat> play?" with its guess
-    (OK = yes, that card; left = no; right = another card)."""
+    (OK = yes, that card; left = no; right = another card). ``violation``: the card, read
+    surely, would break that rule (likelier a misread): the rule is named under the card.
+    ``instead_of``: the card already played that this one would replace (a correction)."""
 
     seat: str
     card: str
     missed: bool = False
+    violation: str | None = None
+    instead_of: str | None = None
 
     def paint(self, c: Canvas, lang: str) -> None:
         if self.missed:
@@ -221,7 +225,13 @@ class ConfirmScreen(Screen):
             return
         c.header(tr(lang, "confirm"))
         c.text(f"{self.seat}: {card_short(self.card)}", (0, HEADER_H + 1, WIDTH, 38), largest=24)
-        c.text(card_long(lang, self.card) + "?", (0, 39, WIDTH, 51), largest=12)
+        if self.violation:  # why a sure read is asked: say what it would mean
+            why = rule_name(lang, self.violation) + "?"
+        elif self.instead_of:
+            why = tr(lang, "instead_of", card=card_short(self.instead_of))
+        else:
+            why = card_long(lang, self.card) + "?"
+        c.text(why, (0, 39, WIDTH, 51), largest=12)
         c.text(tr(lang, "confirm_keys"), (0, 52, WIDTH, HEIGHT), largest=11)
 
 

@@ -36,6 +36,8 @@ EXAMPLES: dict[str, Screen] = {
     "timer_warning": TimerScreen(seat="N", left_s=4, total_s=20, warning=True),
     "confirm": ConfirmScreen(seat="S", card="bastoni_9"),
     "confirm_missed": ConfirmScreen(seat="N", card="coppe_3", missed=True),
+    "confirm_violation": ConfirmScreen(seat="W", card="8C", violation="revoke"),
+    "confirm_correction": ConfirmScreen(seat="E", card="coppe_9", instead_of="coppe_8"),
     "menu_played_card": MenuScreen(title="N", label_key="field_played", value="3 di coppe", step="2/2",
                                    header_key="played_card", seat="N"),
     "deal_end": ResultScreen(match=False, winner="N+S", points=[("N+S", 70), ("W+E", 50)]),

@@ -105,3 +105,28 @@ def test_a_rejected_deal_keeps_the_open_question(cfg: BoxConfig, clock: FakeCloc
     box.handle(DEAL)  # rejected: deal 1 is not finished
     assert isinstance(box.menu, PlayedCardMenu) and box.pending is not None
     assert box.arbiter is not None and box.arbiter.question is not None
+
+
+def test_a_sure_card_that_would_break_a_rule_is_asked_naming_the_rule(cfg: BoxConfig, clock: FakeClock) -> None:
+    """W's card read surely as N's spade_1 again (a duplicate): the question says which rule
+    the read would break, so the operator knows why a sure card is asked about; the next
+    candidate keeps it."""
+    box, _, display = camera_box(cfg, clock, StubTracker(None))
+    box.handle(play("N", "spade_1"))
+    box.handle({**play("W", "spade_1"), "alternatives": ["spade_7"]})
+    assert box.pending is not None and box.pending.get("violation") == "duplicate_card"
+    assert display.last == ConfirmScreen("W", "spade_1", violation="duplicate_card")
+    box.gesture("right", "press")  # the next candidate
+    assert display.last == ConfirmScreen("W", "spade_7", violation="duplicate_card")
+    box.gesture("ok", "press")
+    assert recorded_plays(box) == [("N", "spade_1"), ("W", "spade_7")]
+
+
+def test_a_correction_is_asked_naming_the_card_it_replaces(cfg: BoxConfig, clock: FakeClock) -> None:
+    box, _, display = camera_box(cfg, clock, StubTracker(None))
+    box.handle(play("N", "coppe_8"))
+    # the tracker: N's card now reads surely as coppe_9 (as it sends a correction)
+    box.handle({**play("N", "coppe_9"), "correction": "coppe_8", "uncertain": True, "alternatives": ["coppe_8"]})
+    assert display.last == ConfirmScreen("N", "coppe_9", instead_of="coppe_8")
+    box.gesture("ok", "press")
+    assert recorded_plays(box)[-1] == ("N", "coppe_9")
