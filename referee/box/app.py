@@ -97,6 +97,7 @@ class Box:
         self.queued: list[tuple[Screen, str]] = []  # (screen, kind) waiting their turn
         self.deals_started = 0  # the camera feed forgets the old table when this changes
         self.turn_since: float | None = None
+        self.last_tick: float | None = None
         self.warned = False
         self.timed_out = False
 
@@ -392,9 +393,14 @@ class Box:
         return ScoreScreen(points=rows, turn=self.referee.turn, games=games)
 
     def _show_home(self) -> None:
-        """The score, or the fault screen while a fault lasts (a menu or question the operator
-        used meanwhile must not leave its last screen up as if all were well)."""
-        if self.menu is None and self.pending is None:
+        """What stays on the screen when no call's screen is up: the open menu, else the
+        question waiting for the operator, else the fault screen while a fault lasts, else the
+        score (a call's screen or a closed menu must not be left up over any of them)."""
+        if self.menu is not None:
+            self.display.show(self.menu.screen(self.lang))
+        elif self.pending is not None:
+            self.display.show(self._question_screen())
+        else:
             self.display.show(self.fault_screen or self.home_screen())
 
     # -- buttons -----------------------------------------------------------------------
@@ -509,6 +515,9 @@ class Box:
     def tick(self) -> None:
         """Called every loop: the move timer and the end of transient screens."""
         now = self.clock()
+        since, self.last_tick = self.last_tick, now
+        if self.turn_since is not None and since is not None and (self.pending is not None or self.menu is not None):
+            self.turn_since += now - since  # the operator is being asked: the player's time stands
         if self.transient and now >= self.transient[1]:
             self.transient = None
             if self.queued:
@@ -566,11 +575,9 @@ class Box:
         """Show again what the fault screen covered: an open menu, the question waiting for
         an answer, a call's screen still in its time, else the score (a question left under
         a stale FAULT would wait for an answer nobody knows is asked)."""
-        if self.menu is not None:
-            self.display.show(self.menu.screen(self.lang))
-        elif self.pending is not None:
-            self.display.show(self._question_screen())
-        elif self.transient is not None and self.transient[1] > self.clock():
+        # (the menu and the question come before a call's screen: the operator is at them)
+        if self.menu is None and self.pending is None and self.transient is not None and (
+                self.transient[1] > self.clock()):
             self.display.show(self.transient[0])
         else:
             self._show_home()

@@ -10,7 +10,14 @@ from box.helpers import FakeClock, RecordingSignals, on_screen
 from referee.box.app import Box
 from referee.box.config import BoxConfig, GameConfig, TimerConfig, parse_config
 from referee.box.display import NullDisplay
-from referee.box.screens import ScoreScreen, TimerScreen, ViolationScreen
+from referee.box.screens import (
+    ConfirmScreen,
+    MenuScreen,
+    ScoreScreen,
+    TimerScreen,
+    TrickScreen,
+    ViolationScreen,
+)
 from referee.box.state import MatchStore
 
 HEADS_UP = GameConfig("briscola-2", "italian", ("N", "S"), (("N",), ("S",)))
@@ -104,3 +111,41 @@ def test_a_short_game_timer_still_warns_before_the_end(cfg: BoxConfig, clock: Fa
     clock.now += 1
     box.tick()
     assert signals.names().count("warning_beep") == 1
+
+
+def test_the_timer_stands_while_the_operator_is_asked(cfg: BoxConfig, clock: FakeClock) -> None:
+    """An unsure card waits for OK for 30 s: the 20 s move timer neither runs out nor hides the
+    question with its 'time is up' screen; it goes on where it stood once answered."""
+    box, signals, display = make_box(replace(cfg, game=HEADS_UP), clock)
+    box.handle(DEAL2)  # N to play, 20 s
+    clock.now += 5
+    box.tick()
+    box.handle({"event": "play", "seat": "N", "card": "spade_3", "confidence": 0.3})  # unsure: OK?
+    for _ in range(60):
+        clock.now += 0.5
+        box.tick()
+    assert "time_up" not in signals.names() and box.pending is not None
+    assert on_screen(display) == ConfirmScreen("N", "spade_3")
+    box.gesture("ok", "press")  # S's turn now: a fresh 20 s
+    clock.now += 19
+    box.tick()
+    assert "time_up" not in signals.names()
+    clock.now += 1.5
+    box.tick()
+    assert signals.names().count("time_up") == 1
+
+
+def test_the_menu_comes_back_after_a_calls_screen(cfg: BoxConfig, clock: FakeClock) -> None:
+    """A trick ends (from the log) while the deal-card menu is open: its screen shows for a
+    while, then the menu again, not the stale trick screen."""
+    box, _, display = make_box(replace(cfg, game=HEADS_UP), clock)
+    box.handle(DEAL2)
+    box.handle({"event": "play", "seat": "N", "card": "spade_3"})
+    box.gesture("right", "hold")  # the next deal's menu, early
+    menu = on_screen(display)
+    assert isinstance(menu, MenuScreen)
+    box.handle({"event": "play", "seat": "S", "card": "spade_4"})  # trick 1 ends
+    assert isinstance(on_screen(display), TrickScreen)
+    clock.now += 3
+    box.tick()
+    assert on_screen(display) == menu
