@@ -184,9 +184,10 @@ class Box:
             self.referee = _rebuild(self.store.events(self.match_id))  # memory = disk again
             raise
         self.events_seen += 1
-        if self.arbiter is not None and not any(c["call"] == "error" for c in calls):
+        accepted = not any(c["call"] == "error" for c in calls)
+        if self.arbiter is not None and accepted:
             self._arbiter_saw(event, calls)
-        if event.get("event") == "deal":
+        if event.get("event") == "deal" and accepted:  # a refused deal leaves the table as it is
             if isinstance(self.menu, DealCardMenu) and not isinstance(self.menu, PlayedCardMenu) and not from_menu:
                 self.menu = self.menu_pos = None  # the deal came from elsewhere (camera, log)
             if not from_menu:  # a menu's deal was counted when the button opened the menu
@@ -434,8 +435,12 @@ class Box:
         elif action == "next_deal":
             event = self.next_deal_event()
             if missing_deal_card(event):
-                self.deals_started += 1  # the table is being redealt: the camera forgets it now
-                self._ask_deal_card(event, None, counted=True)
+                # Between deals the table is being redealt: the camera forgets it now. Held
+                # by mistake mid-deal, it forgets nothing unless the menu's deal is accepted.
+                between = self.referee.deal is None or self.referee.deal.phase == "over"
+                if between:
+                    self.deals_started += 1
+                self._ask_deal_card(event, None, counted=between)
             else:
                 self._apply(event, None)
 

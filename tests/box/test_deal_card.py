@@ -156,3 +156,21 @@ def test_a_deal_from_the_camera_closes_the_menu(cfg: BoxConfig, clock: FakeClock
     box.handle({"event": "deal", "game": "briscola-4", "seats": ["N", "W", "S", "E"], "trump_card": "coppe_5"})
     assert box.menu is None and isinstance(display.last, ScoreScreen)
     assert box.referee.deal is not None and box.referee.deal.trump == "coppe"
+
+
+def test_next_deal_held_by_mistake_mid_deal_keeps_the_cameras_table(cfg: BoxConfig, clock: FakeClock) -> None:
+    """Mid-deal, the menu opened by a stray hold and cancelled, or a deal event the rules
+    refuse (the deal is not over), must not make the camera forget the trick on the table
+    (its cards would be seen again as new plays)."""
+    box, _ = make_box(cfg, clock)
+    box.gesture("right", "hold")
+    box.gesture("ok", "press")  # OK, OK: the menu's first suit and rank, deal 1 entered
+    box.gesture("ok", "press")
+    assert box.deals_started == 1 and box.referee.deal is not None
+    box.handle({"event": "play", "seat": box.referee.turn, "card": "spade_3"})
+    box.gesture("right", "hold")  # by mistake
+    assert box.menu is not None and box.deals_started == 1
+    box.gesture("ok", "hold")  # cancel
+    assert box.menu is None and box.deals_started == 1
+    box.handle({"event": "deal", "game": "briscola-4", "seats": ["N", "W", "S", "E"], "trump_card": "coppe_5"})
+    assert box.store.calls(1)[-1]["call"] == "error" and box.deals_started == 1
