@@ -35,6 +35,7 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.errors import RefereeError
+from referee.vision.card_size import CardSizeModel
 from referee.vision.detections import Detections, FloatArray, Image
 from referee.vision.outline import SizeMemo, outline_quads
 from referee.vision.refine import RefineCache, RefineConfig, white_gains
@@ -115,6 +116,9 @@ class _Hypothesis:
     quad: FloatArray  # (4, 2) work-scale corners, c0 + u*a, + v*b ...
     score: float
     group: int
+    #: how it was found: "single"/"edge" (its own outline: measures the card size) or
+    #: "partial"/"outline"/"corner" (built from the expected card size)
+    kind: str = ""
 
 
 @dataclass
@@ -130,6 +134,9 @@ class CardFinder:
     _fitted: SizeMemo = field(default_factory=SizeMemo)  # the size fitted to a trick's outlines
     _splits: SplitCache = field(default_factory=lambda: SplitCache())
     _refined: RefineCache = field(default_factory=RefineCache)
+    _sizes: CardSizeModel = field(default_factory=CardSizeModel)  # measured on card edges (live)
+    #: the last frame's hypothesis kinds by quad centre (rounded image px): diagnostics
+    last_kinds: dict[tuple[int, int], str] = field(default_factory=dict)
 
     def find(self, image: Image, focus: FloatArray | None = None) -> Detections:
         """Card quads and crops in ``image``.  ``focus`` (a polygon in image pixels, e.g. the
@@ -161,9 +168,11 @@ class CardFinder:
             hyps += _edge_card_hypotheses(small, hyps, cfg, first_group=len(hyps))
         self._splits.roll()
         hyps = sorted(hyps, key=lambda h: -h.score)[: cfg.max_candidates]
+        self.last_kinds = {}
         if not hyps:
             return Detections.empty()
         quads = np.stack([_portrait_order(h.quad) for h in hyps]) / scale
+        self.last_kinds = {_key(q): h.kind for q, h in zip(quads, hyps, strict=True)}
         groups = np.array([h.group for h in hyps], np.int32)
         if cfg.refine is not None and (cfg.refine_live or not cfg.split_when_still):
             raw = quads
@@ -192,6 +201,7 @@ class CardFinder:
         self._fitted = SizeMemo()
         self._splits = SplitCache()
         self._refined = RefineCache()
+        self._sizes.reset()
 
     @property
     def observed(self) -> bool:
@@ -203,13 +213,21 @@ class CardFinder:
         """(short, long) card side in image pixels, once measured."""
         return self._card_size
 
-    def observe(self, quads: FloatArray) -> bool:
+    def observe(self, quads: FloatArray, image: Image | None = None) -> bool:
         """Learn the card size from quads the classifier confirmed as cards (image px).
 
-        Quads of a card's shape only (a sure read of a badly cut quad must not set the size);
-        returns whether any was used.
+        With ``image`` (the live loop) the size is measured on the card edges under the quads
+        (``card_size.py``: a quad built at the expected size cannot confirm that size); once
+        a card has been measured so, quads alone no longer move it.  Without, or until then,
+        quads of a card's shape (a sure read of a badly cut quad must not set the size) are
+        blended in.  Returns whether the size was learned from them.
         """
         q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+        if image is not None:
+            measured = self._sizes.update(image, q)
+            if measured is not None:
+                self._card_size, self._observed = measured, True
+                return True
         a = np.linalg.norm(q[:, 1] - q[:, 0], axis=1)
         b = np.linalg.norm(q[:, 2] - q[:, 1], axis=1)
         short, long_ = np.minimum(a, b), np.maximum(a, b)
@@ -248,6 +266,11 @@ def _with_unrefined(refined: FloatArray, raw: FloatArray, groups: npt.NDArray[np
     moved = np.linalg.norm(refined - raw, axis=2).max(axis=1) > 0.02 * np.maximum(size, 1.0)
     quads: FloatArray = np.concatenate([refined, raw[moved]]).astype(np.float32)
     return quads, np.concatenate([groups, groups[moved]]).astype(np.int32)
+
+
+def _key(quad: FloatArray) -> tuple[int, int]:
+    centre = np.asarray(quad, np.float32).reshape(4, 2).mean(axis=0)
+    return round(float(centre[0])), round(float(centre[1]))
 
 
 def _blend(old: tuple[float, float], new: tuple[float, float], w: float) -> tuple[float, float]:
@@ -307,7 +330,7 @@ def _new_only(more: list[_Hypothesis], found: list[_Hypothesis], short: float, f
         if any(float(np.hypot(*(c - o))) < 0.3 * short for o in centres):
             continue
         group = groups.setdefault(h.group, first_group + len(groups))
-        out.append(_Hypothesis(h.quad, h.score, group))
+        out.append(_Hypothesis(h.quad, h.score, group, h.kind))
     return out
 
 
@@ -369,12 +392,12 @@ def _hypotheses(
             continue
         single = _single_card_quad(contour, area, short, long_, cfg, size_known)
         if single is not None:
-            out.append(_Hypothesis(single, 2.0, len(out)))
+            out.append(_Hypothesis(single, 2.0, len(out), "single"))
             continue
         partial = _partial_card_quads(contour, area, short, long_)
         if partial:
             group = len(out)
-            out.extend(_Hypothesis(q, 1.0, group) for q in partial)
+            out.extend(_Hypothesis(q, 1.0, group, "partial") for q in partial)
             continue
         # Smaller than a card, or ragged: cloth pattern (check squares), not cards.
         if area < 0.7 * card_area or cv2.contourArea(cv2.convexHull(contour)) > 1.8 * area:
@@ -391,7 +414,7 @@ def _hypotheses(
             split = _split_blob(mask, white, contour, short, long_, cfg, 0, size_known, fit)
             if cache is not None:
                 cache.put(key, white, split)
-        out.extend(_Hypothesis(h.quad, h.score, h.group + len(out)) for h in split)
+        out.extend(_Hypothesis(h.quad, h.score, h.group + len(out), h.kind) for h in split)
     return out
 
 
@@ -461,7 +484,7 @@ def _split_blob(
     cv2.drawContours(blob, [contour], -1, 255, cv2.FILLED)
     found = outline_quads(white, blob, short, long_, size_known=size_known, fit=fit)
     # outline scores are 0.3..0.9; rank them with the corner method's clean cards (~1..1.5)
-    out = [_Hypothesis(q, 0.6 + s, first_group + i) for i, (s, q) in enumerate(found)]
+    out = [_Hypothesis(q, 0.6 + s, first_group + i, "outline") for i, (s, q) in enumerate(found)]
     if cfg.split == "outline":
         return out
     # Corner rectangles too, even where the outlines explain the blob: on a cloth of large
@@ -514,7 +537,7 @@ def _edge_card_hypotheses(
         quad = (centre + (quad - centre) * (1 + 3.0 / max(s_, 1.0))).astype(np.float32)
         if any(np.hypot(*(c - centre)) < 0.3 * s_ for c in centres):
             continue
-        out.append(_Hypothesis(quad, 1.5, first_group + len(out)))
+        out.append(_Hypothesis(quad, 1.5, first_group + len(out), "edge"))
         centres.append(centre)
     return out
 
@@ -599,7 +622,7 @@ def _corner_hypotheses(
         if 1.0 - _fraction_set(explained, _sample_points(quad)) < 0.3:
             return  # explains nothing new: another view of an accepted card
         cv2.fillConvexPoly(explained, np.round(quad).astype(np.int32), 255)
-        accepted.append(_Hypothesis(quad, score, first_group + len(accepted)))
+        accepted.append(_Hypothesis(quad, score, first_group + len(accepted), "corner"))
 
     def grow(corners: list[tuple[FloatArray, FloatArray, FloatArray, float, float]]) -> None:
         deferred.clear()

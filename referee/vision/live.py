@@ -113,7 +113,7 @@ class LiveVision:
         else:
             dets = self.pipeline.process(image)
         sure = dets[dets.confidence >= 0.9]
-        self.pipeline.finder.observe(sure.quad)  # cards do not change size: learn it once seen
+        self.pipeline.finder.observe(sure.quad, image)  # cards do not change size: measure it on sure cards
         return dets
 
     def seen(self) -> list[SeenCard]:

@@ -122,12 +122,29 @@ def _refine(
 ) -> tuple[FloatArray, BoolArray, tuple[float, float] | None]:
     """:func:`refine_quads`, plus the card size measured on this frame's fully found quads."""
     q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    fitted = _fit_sides(image, q, gains, saturation_weight, cfg)
+    if fitted is None:
+        return q.copy(), np.zeros(len(q), bool), None
+    p0, p1, moved = fitted
+    measured = _frame_size(q, p0, p1, moved)
+    if cfg.complete:
+        p0, p1, _ = _complete(q, p0, p1, moved, measured or size)
+    refined, ok = _corners(q, p0, p1, cfg)
+    out: FloatArray = np.where(ok[:, None, None], refined, q).astype(np.float32)
+    return out, ok & moved.any(axis=1), measured
+
+
+def _fit_sides(
+    image: Image, q: FloatArray, gains: FloatArray | None, saturation_weight: float, cfg: RefineConfig,
+) -> tuple[FloatArray, FloatArray, BoolArray] | None:
+    """Each side's fitted line (start, end points, (N, 4, 2) each) and whether it moved onto
+    an edge (N, 4); None when there are no quads or they are too small to fit."""
     if not len(q):
-        return q.copy(), np.zeros(0, bool), None
+        return None
     sides = np.linalg.norm(np.roll(q, -1, axis=1) - q, axis=2)
     long_side = float(np.median(sides.max(axis=1)))
     if long_side < 16:
-        return q.copy(), np.zeros(len(q), bool), None
+        return None
     unit = max(1.0, long_side / cfg.resolution)
     grid = _Grid(
         unit, int(np.ceil(cfg.reach * long_side / unit)), max(3, round(cfg.step * long_side / unit)),
@@ -139,12 +156,7 @@ def _refine(
     shift, tilt, support = _best_lines(steps, both, grid, cfg)
     moved = (support >= cfg.min_support).reshape(-1, 4)
     p0, p1 = _lines(q, shift * unit, tilt * unit, moved)
-    measured = _frame_size(q, p0, p1, moved)
-    if cfg.complete:
-        p0, p1, _ = _complete(q, p0, p1, moved, measured or size)
-    refined, ok = _corners(q, p0, p1, cfg)
-    out: FloatArray = np.where(ok[:, None, None], refined, q).astype(np.float32)
-    return out, ok & moved.any(axis=1), measured
+    return p0, p1, moved
 
 
 class RefineCache:
@@ -183,18 +195,38 @@ class RefineCache:
 def _frame_size(q: FloatArray, p0: FloatArray, p1: FloatArray, moved: BoolArray) -> tuple[float, float] | None:
     """The card (short, long) side in px of the quads whose four sides were all found
     (median), None when there is none of a card's shape."""
+    sizes = _full_sizes(q, p0, p1, moved)
+    if not len(sizes):
+        return None
+    return float(np.median(sizes[:, 0])), float(np.median(sizes[:, 1]))
+
+
+def _full_sizes(q: FloatArray, p0: FloatArray, p1: FloatArray, moved: BoolArray) -> FloatArray:
+    """(short, long) side in px of each quad whose four sides were all found and that has a
+    card's shape, (M, 2)."""
     full = np.flatnonzero(moved.all(axis=1))
     if not len(full):
-        return None
+        return np.zeros((0, 2), np.float32)
     corners, _ = _corners(q[full], p0[full], p1[full], RefineConfig())
     sides = np.linalg.norm(np.roll(corners, -1, axis=1) - corners, axis=2)
     a = (sides[:, 0] + sides[:, 2]) / 2
     b = (sides[:, 1] + sides[:, 3]) / 2
     short, long_ = np.minimum(a, b), np.maximum(a, b)
     card = (long_ >= 1.2 * short) & (long_ <= 2.0 * short)
-    if not card.any():
-        return None
-    return float(np.median(short[card])), float(np.median(long_[card]))
+    out: FloatArray = np.stack([short[card], long_[card]], axis=1).astype(np.float32)
+    return out
+
+
+def card_sizes(
+    image: Image, quads: FloatArray, gains: FloatArray | None = None, saturation_weight: float = 1.5,
+    cfg: RefineConfig | None = None,
+) -> FloatArray:
+    """(short, long) side in px, (M, 2), of each of ``quads`` (image px) whose four sides all
+    lie on card edges in ``image``: the card size measured on the card itself, whatever size
+    the quad was built with (``referee.vision.card_size``)."""
+    q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+    fitted = _fit_sides(image, q, gains, saturation_weight, cfg or RefineConfig())
+    return np.zeros((0, 2), np.float32) if fitted is None else _full_sizes(q, *fitted)
 
 
 def _smoothed(image: Image, unit: float) -> Image:
