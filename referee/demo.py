@@ -480,7 +480,7 @@ class _ScreenWriter:
             return
         if call.get("call") == "confirm":  # the box asks the table with its confirm screen
             if call.get("card"):  # "did this seat play?" names no card: the box's menu asks it
-                self._save(self._screens.ConfirmScreen(str(call["seat"]), str(call["card"])), "confirm")
+                self._save(self._screens.ConfirmScreen.for_question(call, str(call["card"])), "confirm")
             return
         made = self._screens.screen_for_call(call)
         if made is None:

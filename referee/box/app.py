@@ -276,11 +276,7 @@ class Box:
         """The open question on the display, on its current candidate card, saying why a
         sure read is asked (the rule it would break, the card it would replace)."""
         assert self.pending is not None
-        q = self.pending
-        violation, correction = q.get("violation"), q.get("correction")
-        return ConfirmScreen(str(q.get("seat")), self.candidates[0], missed=bool(q.get("missed")),
-                             violation=str(violation) if violation else None,
-                             instead_of=str(correction) if correction else None)
+        return ConfirmScreen.for_question(self.pending, self.candidates[0])
 
     def _pick_played_card(self, seat: str, guess: str | None) -> None:
         self.menu = PlayedCardMenu(seat, get_game(self.cfg.game.name).deck, guess)

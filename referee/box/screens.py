@@ -216,6 +216,16 @@ class ConfirmScreen(Screen):
     violation: str | None = None
     instead_of: str | None = None
 
+    @classmethod
+    def for_question(cls, question: Mapping[str, Any], card: str) -> ConfirmScreen:
+        """The screen for the arbiter's ``confirm`` call on ``card`` (its first candidate or
+        the one the operator is on), saying why a sure read is asked. Written once for the
+        box and the demo."""
+        violation, correction = question.get("violation"), question.get("correction")
+        return cls(str(question.get("seat")), card, missed=bool(question.get("missed")),
+                   violation=str(violation) if violation else None,
+                   instead_of=str(correction) if correction else None)
+
     def paint(self, c: Canvas, lang: str) -> None:
         if self.missed:
             c.header(tr(lang, "missed", seat=self.seat))
