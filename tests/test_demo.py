@@ -117,6 +117,10 @@ def test_confirm_requests_get_the_box_confirm_screen(tmp_path: Path) -> None:
 
 
 def test_the_demo_confirm_screen_says_why_a_sure_read_is_asked(tmp_path: Path) -> None:
+    import io
+
+    from PIL import Image
+
     from referee.box import screens
     from referee.demo import _ScreenWriter
 
@@ -126,11 +130,8 @@ def test_the_demo_confirm_screen_says_why_a_sure_read_is_asked(tmp_path: Path) -
     plain = screens.render(screens.ConfirmScreen("W", "8C"), "it")
     why = screens.render(screens.ConfirmScreen("W", "8C", violation="revoke"), "it")
     assert plain.tobytes() != why.tobytes()  # the reason line is drawn, as on the box
-    import io
-
-    from PIL import Image
-
     assert Image.open(io.BytesIO(shown)).convert(why.mode).tobytes() == why.tobytes()
+
 
 def test_simulated_operator_knows_a_double_deck_card_laid_twice() -> None:
     from referee.demo import RecordingReferee, SimOperator
