@@ -38,7 +38,7 @@ from referee.errors import RefereeError
 from referee.vision.card_size import CardSizeModel
 from referee.vision.detections import Detections, FloatArray, Image
 from referee.vision.outline import SizeMemo, outline_quads
-from referee.vision.refine import RefineCache, RefineConfig, white_gains
+from referee.vision.refine import RefineCache, RefineConfig, refine_quads, white_gains
 
 Mask = npt.NDArray[np.uint8]
 #: OpenCV contours (its stubs type them loosely)
@@ -163,6 +163,8 @@ class CardFinder:
             self._splits.pass_no = i
             more = _hypotheses(opened, short, long_, self._split_config(), known, focus_work, white, fit, self._splits)
             more += _thin_card_hypotheses(mask, short, long_, more, first_group=len(more))
+            if focus_work is not None:
+                more += _strip_card_hypotheses(mask, opened, short, long_, focus_work, first_group=len(more))
             hyps += _new_only(more, hyps, short, first_group=len(hyps))
         light_table = float(np.count_nonzero(white >= thresholds[0])) > cfg.light_table_frac * white.size
         if cfg.edge_regions or (cfg.edge_regions is None and light_table):
@@ -175,6 +177,11 @@ class CardFinder:
         quads = np.stack([_portrait_order(h.quad) for h in hyps]) / scale
         self.last_kinds = {_key(q): h.kind for q, h in zip(quads, hyps, strict=True)}
         groups = np.array([h.group for h in hyps], np.int32)
+        strips = np.array([h.kind == "strip" for h in hyps])
+        if strips.any() and not (cfg.refine is not None and (cfg.refine_live or not cfg.split_when_still)):
+            # a strip gives a card's edge, not where along it the card lies: its sides are fitted
+            quads[strips] = refine_quads(image, quads[strips], white_gains(small), cfg.saturation_weight,
+                                         cfg.refine or RefineConfig(), self._card_size)[0]
         if cfg.refine is not None and (cfg.refine_live or not cfg.split_when_still):
             raw = quads
             quads = self._refined.refine(image, quads, white_gains(small), cfg.saturation_weight, cfg.refine, self._card_size)
@@ -577,6 +584,51 @@ def _thin_card_hypotheses(
             continue  # a card the other paths found (its hull is its quad)
         group = first_group + len({hh.group for hh in out})
         out.extend(_Hypothesis(q, 1.0, group, "thin") for q in _extended_to_card((cx, cy), (rw, rh), angle, long_))
+    return out
+
+
+def _strip_card_hypotheses(
+    mask: Mask, opened: Mask, short: float, long_: float, focus: Contour, first_group: int
+) -> list[_Hypothesis]:
+    """Cards of a trick seen only as a thin white strip along one long side.
+
+    The same court cards as :func:`_thin_card_hypotheses`, lying in a trick: their wide white
+    parts join the other cards' blob, and the opening erases the thin margin along their far
+    side, which is left as a strip beside the blob.  The strip's outer edge is the card's
+    edge: a card rectangle on either side of it, flush with either of its ends (one group),
+    whose sides are then fitted to the card's edges (``CardFinder.find``).  Only strips that
+    touch the play area (``focus``) and a blob.
+    """
+    resid = cv2.bitwise_and(mask, cv2.bitwise_not(cv2.dilate(opened, np.ones((3, 3), np.uint8))))
+    touch = cv2.dilate(opened, np.ones((7, 7), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(resid, connectivity=8)
+    out: list[_Hypothesis] = []
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if area < 0.04 * short * long_ or max(w, h) < 0.5 * long_:
+            continue
+        comp = labels[y : y + h, x : x + w] == i
+        if not np.any(comp & (touch[y : y + h, x : x + w] > 0)):
+            continue
+        points = cv2.findNonZero(comp.astype(np.uint8)) + np.array([x, y], np.int32)
+        if not _touches(focus, points):
+            continue
+        (cx, cy), (rw, rh), angle = cv2.minAreaRect(points)
+        s_, l_ = min(rw, rh), max(rw, rh)
+        if not (0.6 * long_ <= l_ <= 1.1 * long_ and s_ <= 0.35 * short):
+            continue
+        t = np.deg2rad(angle)
+        along_w = np.array([np.cos(t), np.sin(t)], np.float32)
+        along_h = np.array([-np.sin(t), np.cos(t)], np.float32)
+        axis, normal = (along_w, along_h) if rw > rh else (along_h, along_w)
+        centre = np.array([cx, cy], np.float32)
+        half_u, half_v = (normal * short / 2).astype(np.float32), (axis * long_ / 2).astype(np.float32)
+        group = first_group + len({hh.group for hh in out})
+        for side in (1.0, -1.0):
+            across = centre - side * normal * s_ / 2 + side * normal * short / 2
+            for end in ((1.0, -1.0) if l_ < 0.97 * long_ else (0.0,)):
+                c = (across + end * axis * (long_ - l_) / 2).astype(np.float32)
+                out.append(_Hypothesis(_rect(c, half_u, half_v), 0.9, group, "strip"))
     return out
 
 
