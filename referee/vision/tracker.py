@@ -458,6 +458,12 @@ class PlayTracker:
         cfg = self.config
         if card in (old.played, BACK) or p < cfg.accept_share or not self._plausible(card):
             return False
+        if old.named and old.votes and card == max(old.votes, key=lambda c: old.votes[c]):
+            # the operator put the camera right about this card: reads of what the camera took
+            # it for are that card misread again, not a new one (binocolo seed 3, held-out
+            # Knoll: W's 10C, read 10S and named 10C, read 10S surely once its trick was over
+            # became a play out of turn, and every later trick was out of step)
+            return False
         d = float(np.hypot(point[0] - old.centre[0], point[1] - old.centre[1]))
         if d > cfg.still_frac * self._card(old) and self._seat_of_spot(point, use_turn=False) != old.seat:
             return True

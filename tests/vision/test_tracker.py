@@ -615,3 +615,17 @@ def test_two_distinct_sure_reads_with_weak_junk_between_are_a_sure_play() -> Non
     events = run(tracker, [card_at(654, 327, top) for top in reads])
     assert [e["card"] for e in events] == ["bastoni_3"]
     assert "uncertain" not in events[0] and events[0]["confidence"] >= 0.9
+
+
+def test_a_card_the_operator_corrected_read_again_as_the_cameras_guess_is_not_a_new_play() -> None:
+    # Binocolo seed 3 (held-out Knoll print): W's 10C, read 10S and named 10C by the operator,
+    # was read 10S surely once its trick was over: a play out of turn, every later trick out of step.
+    rules = Rules()
+    tracker = PlayTracker(seat_of, zone_of, rules)
+    first = run(tracker, brought_in_from_west("10S", 14, p=0.6))
+    assert [(e["card"], e.get("uncertain")) for e in first] == [("10S", True)]
+    tracker.settle(first[0]["track"], "10C", "W")
+    rules.played.add("10C")
+    rules.trick = 2  # over, the trick still lying there
+    later = run(tracker, [card_at(601, 361, [("10S", 0.96)])] * 12, t0=2.0)
+    assert later == []
