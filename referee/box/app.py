@@ -238,9 +238,6 @@ class Box:
         assert self.arbiter is not None
         if event.get("event") == "deal":  # nothing queued or asked belongs to the new deal
             self.arbiter.clear()
-            # Its trick numbers start again: the last deal's "trick k was asked about" must
-            # not silence this deal's trick k (PlayArbiter.clear keeps it; referee watch too).
-            self.arbiter.asked_gathered = -1
             if self.pending is not None and self.pending.get("call") == "confirm":
                 self.pending = self.pending_pos = None
                 if isinstance(self.menu, PlayedCardMenu):
@@ -292,13 +289,10 @@ class Box:
         self.signals.confirmed()
         if question is not None and self.naming_missed and answer.get("accept") is False:
             self._record_no_play(str(question.get("seat")))
-        named = self.naming_missed and answer.get("accept", True) is not False
         try:
             self._arbiter_out(self.arbiter.answer(answer))
         finally:
             self.naming_missed = False
-        if named:  # a card named for a short trick: it may still be short (two cards missed),
-            self.arbiter.asked_gathered = -1  # so the next seat is asked about once quiet again
         self._show_home()
 
     def _record_no_play(self, seat: str) -> None:

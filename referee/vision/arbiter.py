@@ -140,6 +140,8 @@ class PlayArbiter:
             self._named_missed = True
         if event.get("event") in ("deal", "play"):
             self.last_play_t = self.t
+        if event.get("event") == "deal":  # trick numbers start again: the last deal's
+            self.asked_gathered = -1  # "trick k was asked about" must not silence this deal's
         if event.get("event") == "deal" or any(c.get("call") == "trick" for c in calls):
             self.trick_start_t = self.t
             whole = event.get("event") != "deal" and not self._named_missed
@@ -172,6 +174,9 @@ class PlayArbiter:
             self.tracker.settle(int(track) if track is not None else None, str(card), seat)
             if head.get("missed"):
                 self._named_missed = True  # the camera missed a card: not trusted for a while
+                # The trick may still be short (two cards missed): ask about the next seat
+                # once the table is quiet again.
+                self.asked_gathered = -1
             out += self.apply({"event": "play", "seat": seat, "card": str(card), "confirmed": True})
             # The camera's own play of that card may already be queued (it settled in the same
             # frame as a later card that forced the question): it is the card just named, not a

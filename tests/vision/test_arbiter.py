@@ -138,6 +138,44 @@ def test_a_trick_gathered_short_asks_about_the_seat_on_turn_once() -> None:
     assert arbiter.camera([], later + 1) == []  # asked once per trick
 
 
+
+def test_a_trick_with_two_cards_missed_asks_about_both_seats() -> None:
+    arbiter, _, tracker = setup()
+    arbiter.camera([play("N", "coppe_3")], 1.0)
+    tracker.on_table = False  # gathered with only N's card seen: W's and S's were missed
+    later = 1.0 + tracker.config.long_gone_s + 1
+    assert [c["seat"] for c in arbiter.camera([], later) if c["call"] == "confirm"] == ["W"]
+    arbiter.answer({"event": "confirm", "card": "coppe_4"})
+    assert arbiter.camera([], later + 0.1) == []  # not yet quiet after W's named play
+    out = arbiter.camera([], later + tracker.config.long_gone_s + 1)
+    assert [(c["call"], c["seat"], c.get("missed")) for c in out] == [("confirm", "S", True)]
+
+
+def test_a_new_deal_asks_again_about_its_own_trick_gathered_short() -> None:
+    arbiter, _, tracker = setup()
+    arbiter.camera([play("N", "coppe_3")], 1.0)
+    tracker.on_table = False
+    later = 1.0 + tracker.config.long_gone_s + 1
+    assert arbiter.camera([], later)  # deal 1, trick 1 asked about
+    arbiter.answer({"event": "confirm", "accept": False})
+    # Deal 2 (a fresh referee stands in for the next deal of the match): its trick 1 is
+    # another trick, though it has the same number as the one just asked about.
+    fresh = Referee()
+
+    def apply(event: dict[str, Any]) -> list[dict[str, Any]]:
+        calls = [c.to_dict() for c in fresh.apply(event)]
+        arbiter.note(event, calls)
+        return calls
+
+    arbiter.referee_of, arbiter.apply = (lambda: fresh), apply
+    arbiter.clear()
+    apply(dict(DEAL))
+    tracker.on_table = True
+    arbiter.camera([play("N", "coppe_5")], later + 1)
+    tracker.on_table = False
+    out = arbiter.camera([], later + 1 + tracker.config.long_gone_s + 1)
+    assert [(c["call"], c["seat"]) for c in out] == [("confirm", "W")]
+
 def test_nothing_is_a_play_after_the_deal_is_over() -> None:
     arbiter, ref, _ = setup()
     arbiter.queue.append(play("N", "coppe_3"))
