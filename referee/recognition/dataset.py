@@ -36,11 +36,17 @@ SYNTH_VERSION = 1
 #: Bump when the court-swap geometry changes (part of the cache key of sets that use it).
 COURT_SWAP_VERSION = 1
 #: Bump when the pip finding/scaling changes (part of the cache key of sets that use it).
-PIP_SCALE_VERSION = 1
+#: 2: sets with pip scaling also hold the paper-clutter negatives (:data:`PAPER_BACK_SHARE`).
+PIP_SCALE_VERSION = 2
 #: Name used as the "set" of the not-a-card samples.
 NEGATIVES = "negatives"
 #: Share of 'back' (face-down / not a card) samples relative to the face samples.
 BACK_SHARE = 0.08
+#: With pip scaling on, this share of extra 'back' samples (relative to the faces) is marks on
+#: white paper (:func:`synth.render_paper_clutter`): a model taught that one big pip on paper is
+#: an ace read drawings on real sheets as AC/AS (session 4), so it gets these counter-examples.
+#: The old kinds keep about their share (BACK_SHARE) of the set.
+PAPER_BACK_SHARE = 0.04
 #: Render styles: ``base`` = one card cut out with generic errors (:func:`synth.render_card`);
 #: ``table`` = a card among other cards, cut as the table pipeline cuts it
 #: (:func:`synth.render_table_card`).
@@ -103,7 +109,9 @@ class _Renderer:
             rng = np.random.default_rng([seed, task.set_index + 1, key, k])
             table = self.style == "table"
             if task.set_index < 0:
-                if table and self.backs and rng.random() < 0.5:
+                if self.scaler is not None and rng.random() < PAPER_BACK_SHARE / (BACK_SHARE + PAPER_BACK_SHARE):
+                    out[i] = synth.render_paper_clutter(self.textures, self.pool, rng)
+                elif table and self.backs and rng.random() < 0.5:
                     back = self.backs[int(rng.integers(len(self.backs)))]
                     out[i] = synth.render_table_card(back, self.textures, self.pool, self.backs, rng)
                 else:
@@ -210,12 +218,13 @@ def render_set(
     ``court_swap``: probability that a court face of a print with corner indices shows another
     court's picture (:mod:`referee.recognition.court_swap`); 0 for validation/benchmark sets.
     ``pip_scale``: probability that a French pip card is drawn with its pips rescaled
-    (:mod:`referee.recognition.pip_scale`); likewise 0 for validation/benchmark sets.
+    (:mod:`referee.recognition.pip_scale`); likewise 0 for validation/benchmark sets. With it on,
+    the negatives also hold marks on white paper (:data:`PAPER_BACK_SHARE`).
     """
     labels = RECOGNISER_LABELS[family]
     n_faces = sum(len(s.files) for s in face_sets(family, root) if s.name in set_names)
     if back_count is None:
-        back_count = max(1, int(BACK_SHARE * per_face * n_faces))
+        back_count = default_back_count(per_face * n_faces, pip_scale)
     tasks = plan(family, set_names, per_face, back_count, root)
     chunks: list[npt.NDArray[np.uint8]] = []
     if style not in STYLES:
@@ -230,6 +239,12 @@ def render_set(
     sets = np.concatenate([np.full(t.count, t.set_index if t.set_index >= 0 else len(set_names))
                            for t in tasks]).astype(np.int64)
     return SynthSet(np.concatenate(chunks), y, sets, (*set_names, NEGATIVES))
+
+
+def default_back_count(face_samples: int, pip_scale: float = 0.0) -> int:
+    """'back' samples for a set of ``face_samples`` face crops (more with the paper negatives)."""
+    share = BACK_SHARE + (PAPER_BACK_SHARE if pip_scale > 0 else 0.0)
+    return max(1, int(share * face_samples))
 
 
 def _map(tasks: list[Task], seed: int, family: str, set_names: Sequence[str],

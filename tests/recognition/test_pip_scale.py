@@ -11,7 +11,14 @@ import pytest
 from referee.cards import RECOGNISER_LABELS
 from referee.recognition import court_swap as cs
 from referee.recognition import pip_scale as ps
-from referee.recognition.dataset import cached_set, render_set
+from referee.recognition import synth
+from referee.recognition.dataset import (
+    BACK_SHARE,
+    PAPER_BACK_SHARE,
+    cached_set,
+    default_back_count,
+    render_set,
+)
 
 KENNARD = "kennard_cc0_svg/french"
 GENOVESI = "invido_regional_lowres/genovesi"
@@ -141,9 +148,42 @@ def test_rendered_set_rescales_only_pip_cards_and_keys_the_cache(pip_shared: Pat
     pip = np.array([ps.is_pip_card(labels[i]) for i in plain.labels])
     differs = np.array([not np.array_equal(a, b) for a, b in zip(plain.images, scaled.images, strict=True)])
     assert pip.sum() == 40 and differs[pip].all()
-    assert not differs[~pip].any()  # courts and negatives render exactly as without it
+    back = plain.labels == labels.index("back")
+    assert back.sum() == 4 and (scaled.labels[back] == labels.index("back")).all()
+    assert not differs[~pip & ~back].any()  # courts render exactly as without it
     cached_set(tmp_path, "french", [KENNARD], 1, 3, **kw)
     cached_set(tmp_path, "french", [KENNARD], 1, 3, pip_scale=0.0, **kw)
     assert len(list(tmp_path.glob("french-*.npz"))) == 1  # off: the old cache key
     cached_set(tmp_path, "french", [KENNARD], 1, 3, pip_scale=0.5, **kw)
     assert len(list(tmp_path.glob("french-*.npz"))) == 2
+
+
+def test_pip_scaled_sets_get_the_paper_negatives_on_top_of_the_usual_backs() -> None:
+    assert default_back_count(10000) == round(BACK_SHARE * 10000)
+    assert default_back_count(10000, pip_scale=0.5) == round((BACK_SHARE + PAPER_BACK_SHARE) * 10000)
+    assert default_back_count(3) == 1  # never an empty negative set
+
+
+def test_paper_clutter_crop_is_reproducible_and_model_sized() -> None:
+    rng = np.random.default_rng
+    a = synth.render_paper_clutter([], [], rng(4))
+    assert a.shape == (96, 64, 3) and a.dtype == np.uint8
+    assert np.array_equal(a, synth.render_paper_clutter([], [], rng(4)))
+    assert not np.array_equal(a, synth.render_paper_clutter([], [], rng(5)))
+
+
+def test_paper_sheet_covers_the_crop_centre_in_white() -> None:
+    w, h = 60, 90
+    for seed in range(20):
+        canvas = np.zeros((3 * h, 3 * w, 3), np.float32)
+        synth._sheet(canvas, w, h, np.random.default_rng(seed))
+        assert canvas[int(1.5 * h), int(1.5 * w)].min() >= 190  # paper, slightly tinted
+
+
+def test_paper_marks_stay_near_the_crop_and_change_it() -> None:
+    w, h = 60, 90
+    for seed in range(30):
+        canvas = np.full((3 * h, 3 * w, 3), 240.0, np.float32)
+        synth._mark(canvas, [], w, h, np.random.default_rng(seed))
+        crop = canvas[h:2 * h, w:2 * w]
+        assert (np.abs(crop - 240.0).max(axis=2) > 20).sum() > 0  # something is drawn in the crop
