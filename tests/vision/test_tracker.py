@@ -526,9 +526,10 @@ def test_a_played_card_read_on_its_spot_keeps_its_own_trick_on_the_table() -> No
     tracker.settle(None, "spade_10", "N")
     rules.played.add("spade_10")
     rules.trick = 2
-    first = run(tracker, [card_at(636, 296, [("bastoni_2", 0.96)])] * 5, t0=0.5)
+    run(tracker, [Detections.empty()] * 10)  # the trick is gathered (replace_after_s)
+    first = run(tracker, [card_at(636, 296, [("bastoni_2", 0.96)])] * 5, t0=1.5)
     rules.played.add("bastoni_2")
-    run(tracker, [card_at(636, 296, [("bastoni_2", 0.96)])] * 20, t0=1.0)
+    run(tracker, [card_at(636, 296, [("bastoni_2", 0.96)])] * 20, t0=2.0)
     assert [e["card"] for e in first] == ["bastoni_2"]
     assert tracker.trick_on_table(["bastoni_2"])
 
@@ -615,6 +616,16 @@ def test_two_distinct_sure_reads_with_weak_junk_between_are_a_sure_play() -> Non
     events = run(tracker, [card_at(654, 327, top) for top in reads])
     assert [e["card"] for e in events] == ["bastoni_3"]
     assert "uncertain" not in events[0] and events[0]["confidence"] >= 0.9
+
+
+def test_a_trick_card_read_surely_as_another_card_right_after_its_trick_is_no_new_play() -> None:
+    rules = Rules()
+    tracker = PlayTracker(seat_of, zone_of, rules)
+    first = run(tracker, [card_at(600, 360, [("denari_3", 0.95)])] * 6)
+    rules.played.add("denari_3")
+    rules.trick = 2  # just over: the next cards half cover it, the trick not yet gathered
+    later = run(tracker, [card_at(602, 361, [("denari_2", 0.99)])] * 8, t0=0.6)
+    assert [e["card"] for e in first + later] == ["denari_3"]
 
 
 def test_a_card_the_operator_corrected_read_again_as_the_cameras_guess_is_not_a_new_play() -> None:
