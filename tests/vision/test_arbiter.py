@@ -139,16 +139,21 @@ def test_a_trick_gathered_short_asks_about_the_seat_on_turn_once() -> None:
 
 
 
-def test_a_trick_with_two_cards_missed_asks_about_both_seats() -> None:
-    arbiter, _, tracker = setup()
+def test_a_trick_with_two_cards_missed_asks_about_the_second_seat_on_the_next_play() -> None:
+    arbiter, ref, tracker = setup()
     arbiter.camera([play("N", "coppe_3")], 1.0)
     tracker.on_table = False  # gathered with only N's card seen: W's and S's were missed
     later = 1.0 + tracker.config.long_gone_s + 1
     assert [c["seat"] for c in arbiter.camera([], later) if c["call"] == "confirm"] == ["W"]
     arbiter.answer({"event": "confirm", "card": "coppe_4"})
-    assert arbiter.camera([], later + 0.1) == []  # not yet quiet after W's named play
-    out = arbiter.camera([], later + tracker.config.long_gone_s + 1)
+    # Not on the frame tick: on a print the camera reads badly that cost a wrong trick winner
+    # and a false revoke (vision_e2e --seeds 3, belotta seed 3, Knoll).
+    assert arbiter.camera([], later + 2 * tracker.config.long_gone_s + 2) == []
+    out = arbiter.camera([play("E", "denari_5")], later + 3 * tracker.config.long_gone_s)
     assert [(c["call"], c["seat"], c.get("missed")) for c in out] == [("confirm", "S", True)]
+    arbiter.answer({"event": "confirm", "card": "coppe_5"})
+    assert ref.deal is not None and ref.deal.trick is not None
+    assert [(s, c.code) for s, c in ref.deal.trick.plays] == [("N", "coppe_3"), ("W", "coppe_4"), ("S", "coppe_5")]
 
 
 def test_a_new_deal_asks_again_about_its_own_trick_gathered_short() -> None:
