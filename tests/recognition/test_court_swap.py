@@ -6,12 +6,13 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
+from fake_prints import KENNARD, write_french_print
 
 from referee.recognition import court_swap as cs
 from referee.recognition.dataset import cached_set, render_set
 
-KENNARD = "kennard_cc0_svg/french"
 BELLOT = "bellot_svgcards_lgpl/french"
 GENOVESI = "invido_regional_lowres/genovesi"
 
@@ -88,20 +89,14 @@ def test_swap_is_seeded_and_follows_its_probability() -> None:
 @pytest.fixture(scope="module")
 def indexed_shared(tmp_path_factory: pytest.TempPathFactory, face_drawer: object) -> Path:
     """A print filed under Kennard's name (so it counts as indexed) with plain drawn faces."""
-    root = tmp_path_factory.mktemp("indexed")
-    folder = root / "faces" / KENNARD
-    folder.mkdir(parents=True)
     rng = np.random.default_rng(1)
-    for suit in ("clubs", "diamonds", "hearts", "spades"):
-        for rank in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"):
-            colour = tuple(int(c) for c in rng.integers(0, 255, 3))
-            img = np.full((96, 64, 3), 245, np.uint8)
-            cv2.rectangle(img, (10, 22), (54, 74), colour, -1)
-            cv2.imwrite(str(folder / f"{suit}_{rank}.png"), img)
-    tex = root / "faces" / "scopy_lowres_and_textures" / "table_textures"
-    tex.mkdir(parents=True)
-    cv2.imwrite(str(tex / "felt.png"), rng.integers(0, 80, (200, 300, 3)).astype(np.uint8))
-    return root
+
+    def face(suit: str, rank: str) -> npt.NDArray[np.uint8]:
+        img = np.full((96, 64, 3), 245, np.uint8)
+        cv2.rectangle(img, (10, 22), (54, 74), tuple(int(c) for c in rng.integers(0, 255, 3)), -1)
+        return img
+
+    return write_french_print(tmp_path_factory.mktemp("indexed"), face)
 
 
 def test_rendered_set_swaps_only_courts_and_keeps_labels(indexed_shared: Path, tmp_path: Path) -> None:

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 import pytest
+from fake_prints import KENNARD, write_french_print
 
 from referee.cards import RECOGNISER_LABELS
 from referee.recognition import court_swap as cs
@@ -20,7 +22,6 @@ from referee.recognition.dataset import (
     render_set,
 )
 
-KENNARD = "kennard_cc0_svg/french"
 GENOVESI = "invido_regional_lowres/genovesi"
 PIPS = ((70, 90), (150, 90), (70, 230), (150, 230))
 
@@ -124,19 +125,14 @@ def test_aces_draw_a_wider_scale_range() -> None:
 @pytest.fixture(scope="module")
 def pip_shared(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A print filed under Kennard's name with drawn pip faces and plain courts."""
-    root = tmp_path_factory.mktemp("pips")
-    folder = root / "faces" / KENNARD
-    folder.mkdir(parents=True)
-    for suit in ("clubs", "diamonds", "hearts", "spades"):
-        for rank in ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"):
-            face = _pip_face()[..., :3].copy()
-            if rank in ("J", "Q", "K"):
-                cv2.rectangle(face, (40, 60), (180, 260), (0, 0, 200), -1)
-            cv2.imwrite(str(folder / f"{suit}_{rank}.png"), face)
-    tex = root / "faces" / "scopy_lowres_and_textures" / "table_textures"
-    tex.mkdir(parents=True)
-    cv2.imwrite(str(tex / "felt.png"), np.random.default_rng(1).integers(0, 80, (200, 300, 3)).astype(np.uint8))
-    return root
+
+    def face(suit: str, rank: str) -> npt.NDArray[np.uint8]:
+        img = _pip_face()[..., :3].copy()
+        if rank in ("J", "Q", "K"):
+            cv2.rectangle(img, (40, 60), (180, 260), (0, 0, 200), -1)
+        return img
+
+    return write_french_print(tmp_path_factory.mktemp("pips"), face)
 
 
 def test_rendered_set_rescales_only_pip_cards_and_keys_the_cache(pip_shared: Path, tmp_path: Path) -> None:
