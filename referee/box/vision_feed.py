@@ -243,14 +243,14 @@ def open_vision_feed(
         raise CameraError(f"camera.source = {cfg.camera.source!r} needs the vision pipeline: {exc}") from exc
     spec = source_spec(cfg)
     try:
+        sized = not cfg.camera.source.startswith("file:")  # files keep their own frame size
         # The layout first: a wrong one is found before the camera is taken.
         layout = TableLayout.load(cfg.layout) if cfg.layout is not None else None
         if layout is not None:
             check_layout_seats(cfg, layout.seats)
-            if not cfg.camera.source.startswith("file:"):  # a camera gives the config's size
+            if sized:  # a camera gives the config's size
                 check_layout_size(cfg, layout.frame_size)
         live = is_live(cfg)
-        sized = not cfg.camera.source.startswith("file:")  # files keep their own frame size
         kwargs: dict[str, Any] = {"size": (cfg.camera.width, cfg.camera.height)} if sized else {}
         if sim_events is not None and spec.startswith("sim"):
             kwargs["events"] = sim_events
