@@ -82,13 +82,18 @@ class CardClassifier:
         info = ModelInfo.load(json_path, deck)
         session = _session(onnx_path, threads)
         _check_io(session, onnx_path, info)
+        source = "enrollment"
         if enrollment is not None and not isinstance(enrollment, Enrollment):
+            source = str(enrollment)
             enrollment = Enrollment.load(Path(enrollment))
         if turn_average is None:
             turn_average = bool(info.extra.get("turn_average", False))
         clf = cls(session, info, None, top_k, onnx_path, turn_average)
         if enrollment is not None:
-            enrollment.check_compatible(info, clf.model_sha256)
+            try:
+                enrollment.check_compatible(info, clf.model_sha256)
+            except ModelError as exc:
+                raise ModelError(f"{source}: {exc}") from exc
             clf.enrollment = enrollment
         return clf
 

@@ -6,7 +6,8 @@
 ``coppe_3-2.jpg``; ``back.jpg`` for the back), the card alone on a contrasting table or
 already cropped.  With ``--layout FILE`` (CSV ``image,code,x0,y0,x1,y1``) a photo may hold
 several cards, one box each.  The result is a small ``.npz`` of per-card prototypes for
-``CardClassifier.load(..., enrollment=FILE)``.
+``CardClassifier.load(..., enrollment=FILE)``, with the blend's weight and sharpness fitted to
+the deck (:mod:`referee.recognition.enroll_fit`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import numpy.typing as npt
 from referee.cards import BACK, RECOGNISER_LABELS, deck_family, parse_card
 from referee.errors import BadCardError, ConfigError
 from referee.recognition.classifier import CardClassifier
+from referee.recognition.enroll_fit import fit
 from referee.recognition.enrollment import Enrollment
 from referee.recognition.rectify import cut_card
 
@@ -63,7 +65,9 @@ def enroll(clf: CardClassifier, crops: Sequence[U8], codes: Sequence[str]) -> En
     both = [c for crop in crops for c in (crop, np.ascontiguousarray(crop[::-1, ::-1]))]
     emb = np.concatenate([clf.embed(both[i:i + 32]) for i in range(0, len(both), 32)])
     doubled = [code for code in codes for _ in range(2)]
-    return Enrollment.from_embeddings(clf.info.deck, doubled, emb, clf.model_sha256)
+    prototypes = Enrollment.from_embeddings(clf.info.deck, doubled, emb, clf.model_sha256)
+    # scale and weight suited to this deck (how far the base model already reads it)
+    return fit(prototypes, clf, both, doubled)
 
 
 def _code_of(path: Path) -> str:

@@ -2,12 +2,18 @@
 
 The prototypes are blended with the base model: a crop's probability mass on cards is
 shared between the base model and a softmax over cosine similarity to the prototypes.
+
+Similarity is measured about the enrolled deck's own mean embedding (``center``): the base
+model maps every card of a deck it has never seen to one small region of its embedding (on
+the real EPFL photos, every card's nearest prototype is at cosine 0.96-1.0), so plain cosine
+cannot separate them at any sensible ``scale``; about their mean they spread out again.
+``scale`` and ``weight`` are fitted per deck by :mod:`referee.recognition.enroll_fit`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +26,9 @@ F32 = npt.NDArray[np.float32]
 #: Weight of the prototypes against the base model, and sharpness of their softmax.
 DEFAULT_WEIGHT = 0.7
 DEFAULT_SCALE = 20.0
+#: Fewer distinct cards than this: no centring (the mean of a handful of cards is not the
+#: deck's, and with one card the centred prototype would vanish).
+MIN_CODES_TO_CENTER = 8
 
 
 @dataclass(frozen=True)
@@ -32,29 +41,50 @@ class Enrollment:
     model_sha256: str
     weight: float = DEFAULT_WEIGHT
     scale: float = DEFAULT_SCALE
+    #: subtracted from every embedding before cosine similarity (zeros: plain cosine)
+    center: F32 | None = None
 
     @staticmethod
     def from_embeddings(deck: str, codes: Sequence[str], embeddings: F32, model_sha256: str,
-                        weight: float = DEFAULT_WEIGHT, scale: float = DEFAULT_SCALE) -> Enrollment:
-        """Average the (L2-normalised) embeddings of each code into one prototype."""
+                        weight: float = DEFAULT_WEIGHT, scale: float = DEFAULT_SCALE,
+                        centered: bool = True) -> Enrollment:
+        """Average the embeddings of each code into one prototype (about the deck's mean when
+        ``centered`` and at least :data:`MIN_CODES_TO_CENTER` distinct cards are enrolled)."""
         uniq = tuple(sorted(set(codes)))
-        protos = np.stack([embeddings[[c == u for c in codes]].mean(axis=0) for u in uniq])
-        protos /= np.maximum(np.linalg.norm(protos, axis=1, keepdims=True), 1e-9)
-        return Enrollment(deck, uniq, protos.astype(np.float32), model_sha256, weight, scale)
+        center = np.zeros(embeddings.shape[1], np.float32)
+        if centered and len(uniq) >= MIN_CODES_TO_CENTER:
+            # the mean of the per-card means, so a card photographed twice does not pull it
+            center = np.stack([embeddings[[c == u for c in codes]].mean(axis=0) for u in uniq]).mean(axis=0)
+        moved = _unit(embeddings - center)
+        protos = _unit(np.stack([moved[[c == u for c in codes]].mean(axis=0) for u in uniq]))
+        return Enrollment(deck, uniq, protos, model_sha256, weight, scale, center.astype(np.float32))
+
+    def with_fit(self, weight: float, scale: float) -> Enrollment:
+        return replace(self, weight=float(weight), scale=float(scale))
+
+    def similarities(self, embeddings: F32) -> F32:
+        """Cosine similarity (N, len(codes)) of embeddings to the prototypes, about the centre."""
+        center = np.zeros(embeddings.shape[1], np.float32) if self.center is None else self.center
+        out: F32 = (_unit(embeddings - center) @ self.prototypes.T).astype(np.float32)
+        return out
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as fh:
+            center = np.zeros(self.prototypes.shape[1], np.float32) if self.center is None else self.center
             np.savez_compressed(fh, deck=self.deck, codes=np.array(self.codes), prototypes=self.prototypes,
-                                model_sha256=self.model_sha256, weight=self.weight, scale=self.scale)
+                                model_sha256=self.model_sha256, weight=self.weight, scale=self.scale,
+                                center=center)
 
     @staticmethod
     def load(path: Path) -> Enrollment:
         try:
             with np.load(path, allow_pickle=False) as z:
+                # files written before centring was added have no "center": plain cosine
+                center = z["center"].astype(np.float32) if "center" in z.files else None
                 return Enrollment(str(z["deck"]), tuple(str(c) for c in z["codes"]),
                                   z["prototypes"].astype(np.float32), str(z["model_sha256"]),
-                                  float(z["weight"]), float(z["scale"]))
+                                  float(z["weight"]), float(z["scale"]), center)
         except FileNotFoundError as exc:
             raise ModelError(f"enrollment file not found: {path}") from exc
         except (OSError, ValueError, KeyError) as exc:
@@ -74,8 +104,7 @@ class Enrollment:
     def blend(self, probs: F32, embeddings: F32, labels: Sequence[str]) -> F32:
         """Mix the base probabilities with prototype similarity (rows still sum to 1)."""
         index = [labels.index(c) for c in self.codes]
-        sims = embeddings @ self.prototypes.T
-        z = self.scale * sims
+        z = self.scale * self.similarities(embeddings)
         z -= z.max(axis=1, keepdims=True)
         proto = np.exp(z)
         proto /= proto.sum(axis=1, keepdims=True)
@@ -85,3 +114,8 @@ class Enrollment:
         target[:, index] = proto * probs[:, index].sum(axis=1, keepdims=True)
         out: F32 = ((1.0 - self.weight) * probs + self.weight * target).astype(np.float32)
         return out
+
+
+def _unit(x: F32) -> F32:
+    out: F32 = (x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-9)).astype(np.float32)
+    return out

@@ -112,3 +112,49 @@ def test_layout_row_with_a_bad_code_names_the_line(smoke_models: Path, tmp_path:
     with pytest.raises(ConfigError, match=r"layout\.csv:3: .*ZZ"):
         main(["enroll", "--deck", "french", "--photos", str(tmp_path), "--layout", str(layout),
               "--out", str(tmp_path / "x.npz"), "--model-dir", str(smoke_models)])
+
+
+def clustered_deck(n: int = 10) -> tuple[list[str], np.ndarray]:
+    """``n`` cards the base model maps to one small region: a shared direction plus a small
+    card-specific one (plain cosine between any two of them is ~0.99)."""
+    rng = np.random.default_rng(0)
+    common = unit(list(rng.normal(size=16)))
+    own = rng.normal(size=(n, 16)).astype(np.float32)
+    emb = common * 10 + own * 0.7
+    return [f"C{i}" for i in range(n)], (emb / np.linalg.norm(emb, axis=1, keepdims=True)).astype(np.float32)
+
+
+def test_centred_prototypes_tell_apart_cards_the_model_maps_close_together() -> None:
+    codes, emb = clustered_deck()
+    centred = Enrollment.from_embeddings("test", codes, emb, "sha")
+    plain = Enrollment.from_embeddings("test", codes, emb, "sha", centered=False)
+    assert centred.center is not None and np.linalg.norm(centred.center) > 0.5
+    # each card is nearest its own prototype either way, but only about the centre by a margin
+    for e in (centred, plain):
+        assert (e.similarities(emb).argmax(axis=1) == np.arange(len(codes))).all()
+
+    def gap(e: Enrollment) -> float:  # mean margin of the nearest prototype over the next
+        top = np.sort(e.similarities(emb), axis=1)
+        return float(np.mean(top[:, -1] - top[:, -2]))
+
+    assert gap(centred) > 0.5 > 0.05 > gap(plain)
+
+
+def test_a_handful_of_cards_is_not_centred() -> None:
+    codes, emb = clustered_deck(3)  # the mean of 3 cards is not the deck's
+    assert not np.any(Enrollment.from_embeddings("test", codes, emb, "sha").center)
+
+
+def test_the_centre_round_trips_and_older_files_without_one_read_as_plain_cosine(tmp_path: Path) -> None:
+    codes, emb = clustered_deck()
+    e = Enrollment.from_embeddings("test", codes, emb, "sha").with_fit(0.9, 30.0)
+    e.save(tmp_path / "deck.npz")
+    back = Enrollment.load(tmp_path / "deck.npz")
+    assert back.center is not None and e.center is not None and np.allclose(back.center, e.center)
+    assert (back.weight, back.scale) == (0.9, 30.0)
+    old = enrollment()
+    np.savez_compressed(tmp_path / "old.npz", deck=old.deck, codes=np.array(old.codes), prototypes=old.prototypes,
+                        model_sha256=old.model_sha256, weight=old.weight, scale=old.scale)
+    loaded = Enrollment.load(tmp_path / "old.npz")
+    assert loaded.center is None
+    assert np.allclose(loaded.similarities(unit([1, 0, 0])[None]), [[1.0, 0.0]])

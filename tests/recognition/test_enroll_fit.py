@@ -1,0 +1,95 @@
+"""Enrollment fitted to the deck: a real deck the model cannot read, enrolled from one photo per
+card, reads back surely; a deck the base model already reads keeps the base model's say."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import cv2
+import numpy as np
+import pytest
+
+from referee.paths import models_dir, shared_dir
+from referee.recognition import CardClassifier, Enrollment
+from referee.recognition.enroll import enroll
+from referee.recognition.enroll_fit import MAX_WEIGHT
+
+EPFL = shared_dir() / "photos" / "french_suits_epfl_iapr2021_custom_topdown"
+#: 12 cards of a home-made deck: big marks and no index the model knows (like the EPFL
+#: photos' handwritten-digit deck), enrolled under arbitrary codes
+CODES = ("AH", "2H", "3H", "4H", "5H", "6H", "AS", "2S", "3S", "4S", "5S", "6S")
+
+
+def home_card(i: int) -> np.ndarray:
+    """Card ``i``: one of six big marks (a painted digit, a disc, a triangle, bars, a cross,
+    a ring), red for the first six cards and black for the others, a green frame round all."""
+    img = np.full((150, 100, 3), 235, np.uint8)
+    colour = (30, 30, 200) if i < 6 else (20, 20, 20)
+    cv2.rectangle(img, (3, 3), (96, 146), (40, 160, 40), 3)
+    mark = i % 6
+    if mark == 0:
+        cv2.putText(img, "7", (22, 105), cv2.FONT_HERSHEY_SIMPLEX, 2.6, colour, 7)
+    elif mark == 1:
+        cv2.circle(img, (50, 75), 28, colour, -1)
+    elif mark == 2:
+        cv2.fillPoly(img, [np.array([[50, 40], [80, 105], [20, 105]], np.int32)], colour)
+    elif mark == 3:
+        for y in (45, 70, 95):
+            cv2.rectangle(img, (18, y), (82, y + 10), colour, -1)
+    elif mark == 4:
+        cv2.line(img, (20, 40), (80, 110), colour, 9)
+        cv2.line(img, (80, 40), (20, 110), colour, 9)
+    else:
+        cv2.circle(img, (50, 75), 28, colour, 7)
+    cv2.circle(img, (14, 16), 6, colour, -1)
+    return img
+
+
+def load_benchmark() -> ModuleType:
+    """``benchmarks/enroll_photos.py``: the real photos cut exactly as its figures are."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "enroll_photos.py"
+    spec = importlib.util.spec_from_file_location("enroll_photos", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["enroll_photos"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def base() -> CardClassifier:
+    if not (models_dir() / "french.onnx").exists():
+        pytest.skip("no committed french model")
+    return CardClassifier.load("french", threads=1)
+
+
+@pytest.mark.skipif(not EPFL.is_dir(), reason="no ../shared/photos EPFL set")
+def test_a_real_alien_deck_enrolled_from_one_photo_per_card_reads_back_surely(base: CardClassifier) -> None:
+    """The EPFL photos' deck (handwritten digits for ranks): the club photographs each card
+    once (game 1), then plays (game 2, other photos of the same cards)."""
+    bench = load_benchmark()
+    cards = bench.load_epfl(shared_dir(), base.input_size)
+    photos = [c for c in cards if c.game == 1 and c.crop is not None]
+    play = [c for c in cards if c.game == 2]
+    e = enroll(base, [c.crop for c in photos], [c.code for c in photos])
+    assert len(e.codes) == 52 and e.weight >= MAX_WEIGHT - 0.02  # the base reads ~none of them
+    plain = Enrollment.from_embeddings(  # the fixed blend enrollment had before (weight 0.7, scale 20)
+        "french", [c.code for c in photos for _ in range(2)],
+        base.embed([x for c in photos for x in (c.crop, np.ascontiguousarray(c.crop[::-1, ::-1]))]),
+        base.model_sha256, centered=False)
+    before = bench.score(base, play)
+    after = bench.score(CardClassifier.load("french", threads=1, enrollment=e), play)
+    old = bench.score(CardClassifier.load("french", threads=1, enrollment=plain), play)
+    assert before.right <= 2 and before.sure_wrong >= 10  # the base model is surely wrong
+    assert after.right >= 0.9 * after.seats  # measured 49/52
+    assert after.sure >= 0.6 * after.seats and after.sure_wrong <= 2  # played without asking
+    assert old.sure <= 0.2 * old.seats  # the fixed blend was never sure of this deck
+
+
+def test_a_deck_the_base_model_reads_keeps_the_base_models_say(base: CardClassifier) -> None:
+    cards = [home_card(i) for i in range(len(CODES))]
+    own = [p.card for p in base.classify(cards)]  # label each card as the base model reads it
+    assert enroll(base, cards, own).weight <= 0.8
