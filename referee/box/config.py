@@ -102,6 +102,8 @@ class BoxConfig:
     language: str = "it"
     state_dir: Path = Path("/var/lib/referee")
     layout: Path | None = None
+    #: the club's own deck, from `referee enroll` (prototypes on the committed model's embedding)
+    enrollment: Path | None = None
     game: GameConfig = field(default_factory=GameConfig)
     camera: CameraConfig = field(default_factory=CameraConfig)
     thresholds: ThresholdsConfig = field(default_factory=ThresholdsConfig)
@@ -185,11 +187,15 @@ def parse_config(text: str, where: str = "<config>", base: Path | None = None) -
     layout_raw = top.raw("layout", None)
     if layout_raw is not None and not isinstance(layout_raw, str):
         raise top.error("layout", "a file path string", layout_raw)
+    enrollment_raw = top.raw("enrollment", None)
+    if enrollment_raw is not None and not isinstance(enrollment_raw, str):
+        raise top.error("enrollment", "a file path string", enrollment_raw)
     game = _game(top.sub("game"))
     cfg = BoxConfig(
         language=language,
         state_dir=state_dir,
         layout=base / layout_raw if layout_raw else None,
+        enrollment=base / enrollment_raw if enrollment_raw else None,
         game=game,
         camera=_camera(top.sub("camera"), base),
         thresholds=_thresholds(top.sub("thresholds")),

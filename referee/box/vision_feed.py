@@ -250,6 +250,9 @@ def open_vision_feed(
             check_layout_seats(cfg, layout.seats)
             if sized:  # a camera gives the config's size
                 check_layout_size(cfg, layout.frame_size)
+        # the model (and the club's enrollment file, named when missing, corrupt or made with
+        # another model) before the camera is taken, like the layout
+        classifier = CardClassifier.load(cfg.game.deck, threads=1, enrollment=cfg.enrollment)
         live = is_live(cfg)
         kwargs: dict[str, Any] = {"size": (cfg.camera.width, cfg.camera.height)} if sized else {}
         if sim_events is not None and spec.startswith("sim"):
@@ -260,7 +263,6 @@ def open_vision_feed(
             layout = game.layout
         elif layout is None:
             raise CameraError("a camera needs layout = FILE in the config (made by `referee calibrate`)")
-        classifier = CardClassifier.load(cfg.game.deck, threads=1)
     except RefereeError as exc:
         raise CameraError(str(exc)) from exc
     # The same vision stage as `referee watch` and `referee demo`; the box applies the plays.

@@ -38,10 +38,13 @@ def test_trust_after_tricks_opts_in_to_out_of_turn_calls_from_the_camera() -> No
 
 def test_relative_paths_are_relative_to_the_config_file(tmp_path: Path) -> None:
     path = tmp_path / "c.toml"
-    path.write_text('state_dir = "state"\nlayout = "layout.json"\n[camera]\nsource = "events:log.jsonl"\n')
+    path.write_text('state_dir = "state"\nlayout = "layout.json"\nenrollment = "club.npz"\n'
+                    '[camera]\nsource = "events:log.jsonl"\n')
     cfg = load_config(path)
     assert cfg.state_dir == tmp_path / "state"
     assert cfg.layout == tmp_path / "layout.json"
+    assert cfg.enrollment == tmp_path / "club.npz"  # `referee enroll`'s file, next to the config
+    assert BoxConfig().enrollment is None
     assert cfg.camera.source == f"events:{tmp_path / 'log.jsonl'}"
 
 
@@ -58,6 +61,7 @@ def test_chiamata_five_seats_need_five_leds() -> None:
     [
         ('language = "de"', r"language: expected one of 'it', 'en', got 'de'"),
         ("colour = 1", r"colour: unknown key"),
+        ("enrollment = 3", r"enrollment: expected a file path string, got 3"),
         ("[game]\nname = 'scopa'", r"game\.name: expected one of 'briscola-2'.*got 'scopa'"),
         ("[game]\nname = 'belotta'\ndeck = 'italian'", r"game\.deck: expected one of 'french', got 'italian'"),
         ("[game]\nseats = ['N', 'N', 'S', 'E']", r"game\.seats: expected a list of 4 distinct"),

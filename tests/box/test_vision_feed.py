@@ -299,3 +299,18 @@ def test_a_layout_calibrated_on_another_frame_size_is_refused_at_start(
     assert main(["run", "--config", str(config), "--no-hardware", "--state-dir", str(tmp_path / "state")]) == 1
     err = capsys.readouterr().err
     assert "calibrated on 1920x1080 frames but camera.width x camera.height" in err and "is 1280x720" in err
+
+
+def test_the_clubs_enrollment_file_is_loaded_and_a_missing_one_named_before_the_camera(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`enrollment = FILE` reaches the recogniser; a missing file stops `referee run` with
+    its name before any camera (here a USB camera this machine does not have) is taken."""
+    config = tmp_path / "config.toml"
+    config.write_text('enrollment = "club.npz"\n[camera]\nsource = "usb:0"\n')
+    args = ["run", "--config", str(config), "--no-hardware", "--state-dir", str(tmp_path / "state")]
+    opened: list[str] = []
+    monkeypatch.setattr("referee.vision.sources.open_source", lambda spec, **kw: opened.append(spec))
+    assert main(args) == 1
+    assert f"enrollment file not found: {tmp_path / 'club.npz'}" in capsys.readouterr().err
+    assert opened == []
