@@ -45,6 +45,8 @@ from referee.errors import BadCardError
 from referee.vision.detections import Detections
 
 Point = tuple[float, float]
+#: where and how a read's quad lay: centre x, y and its long side's angle (degrees, mod 180)
+Pose = tuple[float, float, float]
 #: zones where a card is never a play
 NOT_PLAY_ZONES = frozenset({"stock", "outside"})
 
@@ -127,6 +129,12 @@ class TrackerConfig:
     #: denari_3, 48% hidden, read denari_2 at 0.99 0.4 s after its trick was over, became the
     #: next trick's lead and every later trick went out of step); gathering takes longer
     replace_after_s: float = 1.0
+    #: ... and only when the read does not lie as the old card lay: a card laid down almost
+    #: never lands within this fraction of a card's long side of where the card before it lay
+    #: *and* within ``pose_deg`` of its angle, but the old card re-read does, however it is
+    #: read (see :meth:`PlayTracker._same_pose`)
+    pose_frac: float = 0.08
+    pose_deg: float = 4.0
 
 
 @dataclass
@@ -153,24 +161,34 @@ class Track:
     named: bool = False  # the operator said what it is: never doubted
     after: list[tuple[str, float]] = field(default_factory=list)  # reads on its spot once played
     doubted: bool = False  # a correction was asked about it already
+    #: poses of its reads since it lay still (with what each read put first); once played,
+    #: only those read as the played card, and its later reads as itself
+    poses: list[tuple[Pose, str]] = field(default_factory=list)
 
     last_vote: list[tuple[str, float]] = field(default_factory=list)  # this frame's read
     history: list[list[tuple[str, float]]] = field(default_factory=list)  # each frame's read
 
-    def vote(self, top: Sequence[tuple[str, float]]) -> None:
+    def vote(self, top: Sequence[tuple[str, float]], pose: Pose) -> None:
         for code, p in top:
             self.votes[code] += float(p)
         self.reads += 1
         self.last_vote = list(top)
         if top:
             self.history.append([(str(c), float(p)) for c, p in top])
+            self.poses.append((pose, str(top[0][0])))  # one per read while unplayed
+
+    def pose(self) -> Pose:
+        """Where it lies and its latest read's angle (NaN, matching no pose, when unknown)."""
+        angle = self.poses[-1][0][2] if self.poses else float("nan")
+        return (self.centre[0], self.centre[1], angle)
 
     def clear_votes(self) -> None:
         self.votes.clear()
         self.reads = 0
         self.history = []
+        self.poses = []
 
-    def revote(self, top: Sequence[tuple[str, float]]) -> None:
+    def revote(self, top: Sequence[tuple[str, float]], pose: Pose) -> None:
         """Another hypothesis of this card in the same frame: one read per frame, the surer one
         (a quad off by half a card reads as some other card, rarely with confidence)."""
         if not self.last_vote or _sureness(top) > _sureness(self.last_vote):
@@ -179,7 +197,8 @@ class Track:
             if self.last_vote:
                 self.reads -= 1
                 self.history.pop()
-            self.vote(top)
+                self.poses.pop()
+            self.vote(top, pose)
 
 
 class PlayTracker:
@@ -375,9 +394,11 @@ class PlayTracker:
             np.linalg.norm(dets.quad[:, 1] - dets.quad[:, 0], axis=1),
         ) if len(dets) else np.zeros(0)
         points = [(float(c[0]), float(c[1])) for c in centres]
+        angles = _long_side_angles(dets.quad)
         self._sizes.extend(float(v) for v in sizes)
         self._size = float(np.median(self._sizes)) if self._sizes else 0.0
-        used_d = {di for di in range(len(dets)) if self._absorbed(points[di], t, _top(dets, di)[0])}
+        used_d = {di for di in range(len(dets))
+                  if self._absorbed((*points[di], angles[di]), t, _top(dets, di)[0])}
         pairs: list[tuple[float, int, int]] = []
         for ti, track in enumerate(self.tracks):
             if track.played is not None:
@@ -395,7 +416,7 @@ class PlayTracker:
                 continue
             used_t.add(ti)
             used_d.add(di)
-            self._observe(self.tracks[ti], dets, di, points[di], t)
+            self._observe(self.tracks[ti], dets, di, (*points[di], angles[di]), t)
         for di in range(len(dets)):
             if di in used_d:
                 continue
@@ -403,10 +424,10 @@ class PlayTracker:
             if twin is not None:
                 if twin.last_t < t:  # not matched this frame: this is its read
                     twin.last_vote = []
-                twin.revote(_top(dets, di))  # the finder's second hypothesis of one card
+                twin.revote(_top(dets, di), (*points[di], angles[di]))  # the finder's second hypothesis of one card
                 twin.last_t = t
             else:
-                self._new_track(dets, di, points[di], float(sizes[di]), t)
+                self._new_track(dets, di, (*points[di], angles[di]), float(sizes[di]), t)
 
     def _reach(self, track: Track, t: float) -> float:
         """How far from an unplayed track a read may be to be its card: a card in a hand
@@ -418,7 +439,7 @@ class PlayTracker:
         settled = track.reads >= cfg.min_frames and track.last_t - track.still_since >= cfg.still_s - 1e-6
         return (cfg.same_card if settled else cfg.reach) * track.size
 
-    def _absorbed(self, point: Point, t: float, read: tuple[str, float]) -> bool:
+    def _absorbed(self, pose: Pose, t: float, read: tuple[str, float]) -> bool:
         """A read of a played card's own spot: whatever it reads as now (half hidden under the
         next card, blurred by a hand, the finder's quad drifting), it is that card, not a new one
         (unless it is the next trick's card laid where a gathered one lay).  Of several played
@@ -427,12 +448,13 @@ class PlayTracker:
         operator had named there a trick before, so the trick seemed gathered and S's card,
         read surely, became a question."""
         cfg = self.config
+        point = pose[:2]
         near: list[tuple[bool, float, Track]] = []
         for track in self.tracks:
             if track.played is None:
                 continue
             d = float(np.hypot(point[0] - track.centre[0], point[1] - track.centre[1]))
-            if self._replaced(track, read[0], float(read[1]), t, point):
+            if self._replaced(track, read[0], float(read[1]), t, pose):
                 continue
             size = self._card(track)
             if d < cfg.same_card * size or (
@@ -447,9 +469,11 @@ class PlayTracker:
             track.self_t = t
         if d <= cfg.still_frac * self._card(track):
             track.after.append((str(read[0]), float(read[1])))  # the card itself, re-read
+            if read[0] == track.played:
+                _add_pose(track, pose, str(read[0]))
         return True
 
-    def _replaced(self, old: Track, card: str, p: float, t: float, point: Point) -> bool:
+    def _replaced(self, old: Track, card: str, p: float, t: float, pose: Pose) -> bool:
         """Whether a sure read of ``card`` at ``point`` near played ``old`` is another card: one
         another seat laid overlapping it, or the next trick's card laid on its spot.
 
@@ -459,9 +483,10 @@ class PlayTracker:
         0.94-0.99 for two seconds 38 px from D's bastoni_4, was swallowed by it; nearest
         ``old``'s own seat it is ``old`` half covered and misread).  On its spot: ``old``'s
         trick is over and it has not been read as itself for ``replaced_s`` (briscola-4 seed 1:
-        E's bastoni_8 swallowed by E's gathered spade_8).  Either way a missed-play question
-        instead of a play."""
+        E's bastoni_8 swallowed by E's gathered spade_8), and the read does not lie as ``old``
+        lay (:meth:`_same_pose`).  Either way a missed-play question instead of a play."""
         cfg = self.config
+        point = pose[:2]
         if card in (old.played, BACK) or p < cfg.accept_share or not self._plausible(card):
             return False
         if old.named and old.votes and card == max(old.votes, key=lambda c: old.votes[c]):
@@ -475,7 +500,24 @@ class PlayTracker:
             return True
         over = self.rules is not None and old.trick < self.rules.trick_number()
         return over and p >= cfg.sure_share and t - old.self_t >= cfg.replaced_s \
-            and t - self._finished(old, t) >= cfg.replace_after_s
+            and t - self._finished(old, t) >= cfg.replace_after_s and not self._same_pose(old, pose)
+
+    def _same_pose(self, old: Track, pose: Pose) -> bool:
+        """Whether a read lies as played ``old`` lay when it was read as itself: centre within
+        ``pose_frac`` of a card, long side within ``pose_deg``.  A card laid on a gathered
+        card's spot lands a few px and degrees off at best (a hand does not place a card that
+        exactly); the old card misread lies where it always lay.  Briscola-4 seed 2 (beezlie,
+        the recalibrated Italian model): E's bastoni_7, played as bastoni_5, read bastoni_7 at
+        1.00 a second after its trick ended, 1.4 px and 0.7 degrees from where it had lain,
+        became the next trick's lead; briscola chiamata seed 3: A's denari_9, half covered by
+        the trick's last card, read denari_8 at 0.97 5 px and 0 degrees from it."""
+        return any(self._pose_near(pose, q, old) for q, _ in old.poses)
+
+    def _pose_near(self, a: Pose, b: Pose, track: Track) -> bool:
+        """Whether two reads of ``track``'s size lie alike (``pose_frac``, ``pose_deg``)."""
+        cfg = self.config
+        near = cfg.pose_frac * (self._size or track.size)  # its first read may be a quad of part of it
+        return bool(np.hypot(a[0] - b[0], a[1] - b[1]) <= near and _angle_gap(a[2], b[2]) <= cfg.pose_deg)
 
     def _card(self, track: Track) -> float:
         """A card's long side near ``track``: the usual size of reads, never more than the
@@ -494,10 +536,11 @@ class PlayTracker:
                 best = (d, track)
         return best[1] if best is not None else None
 
-    def _observe(self, track: Track, dets: Detections, di: int, centre: Point, t: float) -> None:
+    def _observe(self, track: Track, dets: Detections, di: int, pose: Pose, t: float) -> None:
         track.last_t = t
         if track.played is not None:
             return
+        centre = pose[:2]
         if not self._still_at(track, centre):
             # Moving: reads of a card in a hand are blurred and it may still go elsewhere.
             track.anchor, track.still_since, track.moved = centre, t, True
@@ -505,7 +548,7 @@ class PlayTracker:
             track.rejected = False
             track.clear_votes()
         track.centre = centre
-        track.vote(_top(dets, di))
+        track.vote(_top(dets, di), pose)
 
     def _still_at(self, track: Track, centre: Point) -> bool:
         """Whether a read at ``centre`` is the still card again: near where it settled, or near
@@ -522,9 +565,10 @@ class PlayTracker:
             return True
         return False
 
-    def _new_track(self, dets: Detections, di: int, centre: Point, size: float, t: float) -> None:
+    def _new_track(self, dets: Detections, di: int, pose: Pose, size: float, t: float) -> None:
+        centre = pose[:2]
         track = Track(self._next_id, centre, centre, max(size, 1.0), t, t, centre, t)
-        track.vote(_top(dets, di))
+        track.vote(_top(dets, di), pose)
         self._next_id += 1
         self.tracks.append(track)
 
@@ -571,7 +615,7 @@ class PlayTracker:
         if self._repeat_of_a_played_card(track, best, share, t):
             return None
         waited = force or t - track.still_since >= cfg.max_wait_s
-        sure = share >= cfg.sure_share or (waited and share >= cfg.accept_share)
+        sure = share >= cfg.sure_share or (waited and share >= cfg.accept_share and not self._contrary(track, best))
         if plausible and plausible[0][0] == best and sure:
             return self._play(track, best, share, uncertain=False, t=t, alternatives=ranked[1:3])
         read_surely = self._read_surely(track, best) if plausible and plausible[0][0] == best else None
@@ -594,6 +638,22 @@ class PlayTracker:
             return None
         others = [cp for cp in ranked if cp[0] != card][:2]
         return self._play(track, card, p, uncertain=True, t=t, alternatives=others)
+
+    def _contrary(self, track: Track, card: str) -> bool:
+        """Whether a read of ``track`` lying as its latest read lies (:meth:`_same_pose`) put
+        another possible card first at ``sure_share``: the very crop that reads ``card`` now
+        was read surely as another card (briscola-4 seed 2, beezlie, the recalibrated Italian
+        model: E's bastoni_7 read bastoni_7 at 1.00, then bastoni_5 at 0.96 in the same place
+        for a second, played as bastoni_5).  Sure reads from elsewhere (the hand letting go,
+        a quad over a neighbour) are no evidence against it."""
+        if not track.poses:
+            return False
+        here = track.poses[-1][0]
+        sure = self.config.sure_share
+        return any(
+            c not in (card, BACK) and p >= sure and self._plausible(c) and self._pose_near(here, pose, track)
+            for (c, p), (pose, _) in zip((h[0] for h in track.history), track.poses, strict=False)
+        )
 
     def _read_surely(self, track: Track, card: str) -> float | None:
         """How sure ``track``'s reads are of ``card`` when they are, pooled over the frames in
@@ -618,7 +678,7 @@ class PlayTracker:
         settled = next((i for i in range(len(tops) - 1, -1, -1) if tops[i] != tops[-1]), -1) + 1
         run = len(tops) - settled
         if tops and tops[-1][0] == card and tops[-1][1] >= cfg.sure_share and run >= cfg.settled_reads \
-                and 2 * run >= len(tops):
+                and 2 * run >= len(tops) and not self._contrary(track, card):
             return tops[-1][1]
         if any(c not in (card, BACK) and p >= cfg.contrary_p and self._plausible(c) for c, p in tops):
             return None
@@ -662,7 +722,7 @@ class PlayTracker:
             if other is track or other.played is None:
                 continue
             d = float(np.hypot(other.centre[0] - track.centre[0], other.centre[1] - track.centre[1]))
-            if self._replaced(other, best, share, t, track.centre):
+            if self._replaced(other, best, share, t, track.pose()):
                 continue
             size = self._card(other)
             same = (other.played == best and d < 0.5 * size) or d < cfg.same_card * size or (
@@ -700,6 +760,15 @@ class PlayTracker:
         alternatives: Sequence[tuple[str, float]],
     ) -> dict[str, Any]:
         track.played, track.self_t = card, t
+        # how it lay when read as what it was played as (other reads may be quads spanning a neighbour)
+        track.poses = [q for q in track.poses if q[1] == card] or track.poses
+        if track.poses:
+            # it lies where it was read as that card: the track may have settled on a quad
+            # beside it that the finder fitted as the hand let go (briscola chiamata seed 2,
+            # beezlie: A's coppe_9, read at 1.00 on A's spot, played as E's from a quad 40 px
+            # off toward E's spot that read coppe_1 at 0.48)
+            xs, ys = zip(*((q[0][0], q[0][1]) for q in track.poses), strict=True)
+            track.centre = (float(np.median(xs)), float(np.median(ys)))
         track.trick = self.rules.trick_number() if self.rules is not None else 0
         if track in self.unexplained:
             self.unexplained.remove(track)
@@ -727,6 +796,30 @@ class PlayTracker:
             event["alternatives"] = [c for c, _ in alternatives]
         self._note(track, t, "play", seat=seat, card=card, uncertain=uncertain)
         return event
+
+
+#: poses a track keeps (the latest)
+_MAX_POSES = 30
+
+
+def _add_pose(track: Track, pose: Pose, card: str) -> None:
+    track.poses.append((pose, str(card)))
+    del track.poses[:-_MAX_POSES]
+
+
+def _long_side_angles(quad: np.ndarray[Any, Any]) -> list[float]:
+    """Each quad's long side's direction in degrees, 0-180 (a card's two ends look alike)."""
+    if not len(quad):
+        return []
+    a = quad[:, 1] - quad[:, 0]
+    b = quad[:, 2] - quad[:, 1]
+    v = np.where((np.linalg.norm(a, axis=1) >= np.linalg.norm(b, axis=1))[:, None], a, b)
+    return [float(x) for x in np.degrees(np.arctan2(v[:, 1], v[:, 0])) % 180.0]
+
+
+def _angle_gap(a: float, b: float) -> float:
+    """Degrees between two long-side directions (mod 180)."""
+    return abs((a - b + 90.0) % 180.0 - 90.0)
 
 
 def _sureness(top: Sequence[tuple[str, float]]) -> float:
