@@ -27,7 +27,7 @@ from referee.errors import BadCardError, ConfigError
 from referee.recognition.classifier import CardClassifier
 from referee.recognition.enroll_fit import fit
 from referee.recognition.enrollment import Enrollment
-from referee.recognition.rectify import cut_card
+from referee.recognition.rectify import cut_card, cut_card_in_box
 
 U8 = npt.NDArray[np.uint8]
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
@@ -109,7 +109,8 @@ def layout_crops(layout: Path, folder: Path) -> list[tuple[U8, str]]:
             img = _read(folder / row["image"])
             x0, y0, x1, y1 = (int(float(row[k])) for k in ("x0", "y0", "x1", "y1"))
             code = BACK if row["code"] == BACK else parse_card(row["code"]).code
+            card = cut_card_in_box(img, (x0, y0, x1, y1))  # a box off the photo is named too
         except (KeyError, ValueError, TypeError) as exc:
             raise ConfigError(f"{layout}:{line}: bad row {row} ({exc})") from exc
-        out.append((cut_card(img[y0:y1, x0:x1]), code))
+        out.append((card, code))
     return out

@@ -19,7 +19,7 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.paths import shared_dir
-from referee.recognition.rectify import cut_card
+from referee.recognition.rectify import cut_card_in_box
 
 U8 = npt.NDArray[np.uint8]
 
@@ -75,7 +75,8 @@ def _triestine(folder: Path) -> list[PhotoCard]:
 
 
 def crop(card: PhotoCard, straighten: bool, cache: dict[Path, U8] | None = None) -> U8:
-    """The box's pixels (portrait), or the straightened card found inside it."""
+    """The box's pixels (portrait), or the card inside it straightened (what the vision stage
+    would hand over; :func:`~referee.recognition.rectify.cut_card_in_box`)."""
     cache = {} if cache is None else cache
     if card.image not in cache:
         img = cv2.imread(str(card.image), cv2.IMREAD_COLOR)
@@ -83,13 +84,8 @@ def crop(card: PhotoCard, straighten: bool, cache: dict[Path, U8] | None = None)
             raise FileNotFoundError(f"cannot read photo {card.image}")
         cache[card.image] = np.asarray(img, np.uint8)
     img = cache[card.image]
+    if straighten:
+        return cut_card_in_box(img, card.box)
     x0, y0, x1, y1 = card.box
-    if straighten:
-        # A little context so the card outline is closed inside the window.
-        mx, my = (x1 - x0) // 10, (y1 - y0) // 10
-        x0, y0 = max(0, x0 - mx), max(0, y0 - my)
-        x1, y1 = min(img.shape[1], x1 + mx), min(img.shape[0], y1 + my)
     out: U8 = img[y0:y1, x0:x1]
-    if straighten:
-        return cut_card(out)
     return out if out.shape[0] >= out.shape[1] else np.asarray(cv2.rotate(out, cv2.ROTATE_90_CLOCKWISE), np.uint8)

@@ -2,6 +2,11 @@
 
 The live pipeline gets rectified crops from the vision stage; a club's enrollment photo
 or a labelled box in a test photo needs its card found and straightened here.
+
+* :func:`cut_card`: the card alone in an image (an enrollment photo), by brightness;
+* :func:`cut_card_in_box`: the card inside a labelled box of a photo (a photo set's box, an
+  enrollment layout's box), by GrabCut: the real photos' cards lie turned on bedspreads and
+  tablecloths as light and as busy as the card, where a brightness threshold finds no outline.
 """
 
 from __future__ import annotations
@@ -59,3 +64,57 @@ def cut_card(image: U8) -> U8:
     if quad is None:
         return image if image.shape[0] >= image.shape[1] else np.asarray(cv2.rotate(image, cv2.ROTATE_90_CLOCKWISE), np.uint8)
     return warp_portrait(image, quad)
+
+
+#: GrabCut runs on the box's window scaled to this many pixels at most (about 0.2-0.4 s a card)
+GRABCUT_SIDE = 300
+
+
+def cut_card_in_box(image: U8, box: tuple[int, int, int, int], iterations: int = 4) -> U8:
+    """The straightened card inside ``box`` (x0, y0, x1, y1; e.g. a turned card's axis-aligned box).
+
+    GrabCut is seeded with "background" on a margin of 10% around the box and "probably card"
+    inside it; the largest segment's minimum-area rectangle is the card. Measured on the real
+    photos with the committed models (``recognition_accuracy.py``): pinochle rank 78.7% -> 86.5%,
+    Triestine 33% -> 53% against :func:`cut_card` of the same window. Falls back to
+    :func:`cut_card` when no segment covers a quarter of the box.
+    """
+    h_img, w_img = image.shape[:2]
+    x0, y0, x1, y1 = (int(v) for v in box)
+    x0, y0, x1, y1 = max(0, x0), max(0, y0), min(w_img, x1), min(h_img, y1)
+    if x1 - x0 < 8 or y1 - y0 < 8:
+        raise ValueError(f"box {box} holds no card in a {w_img}x{h_img} image")
+    mx, my = (x1 - x0) // 10 + 2, (y1 - y0) // 10 + 2
+    wx0, wy0, wx1, wy1 = max(0, x0 - mx), max(0, y0 - my), min(w_img, x1 + mx), min(h_img, y1 + my)
+    window = np.ascontiguousarray(image[wy0:wy1, wx0:wx1])
+    quad = _grabcut_quad(window, (x0 - wx0, y0 - wy0, x1 - wx0, y1 - wy0), iterations)
+    if quad is None:
+        return cut_card(window)
+    return warp_portrait(window, quad)
+
+
+def _grabcut_quad(window: U8, inner: tuple[int, int, int, int], iterations: int) -> F32 | None:
+    scale = min(1.0, GRABCUT_SIDE / max(window.shape[:2]))
+    small = np.asarray(cv2.resize(window, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8)
+    bx0, by0, bx1, by1 = (round(v * scale) for v in inner)
+    mask = np.full(small.shape[:2], cv2.GC_BGD, np.uint8)
+    mask[by0:by1, bx0:bx1] = cv2.GC_PR_FGD
+    if not (mask == cv2.GC_BGD).any():  # the box is the whole photo: nothing to learn the table from
+        return None
+    bgd, fgd = np.zeros((1, 65), np.float64), np.zeros((1, 65), np.float64)
+    cv2.grabCut(small, mask, (0, 0, 1, 1), bgd, fgd, iterations, cv2.GC_INIT_WITH_MASK)  # rect unused with a mask
+    card = np.where((mask == cv2.GC_FGD) | (mask == cv2.GC_PR_FGD), 255, 0).astype(np.uint8)
+    # Bits of cloth as light as the card cling to its edges: fit the rectangle to the segment
+    # eroded by d (they vanish, the card's rectangle just shrinks by d), then grow it back.
+    d = max(2, int(0.12 * min(bx1 - bx0, by1 - by0)))
+    core = cv2.erode(card, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * d + 1, 2 * d + 1)))
+    contours, _ = cv2.findContours(core, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    if not contours:
+        return None
+    best = max(contours, key=cv2.contourArea)
+    (cx, cy), (rw, rh), angle = cv2.minAreaRect(best)
+    if (rw + 2 * d) * (rh + 2 * d) < 0.25 * (bx1 - bx0) * (by1 - by0):
+        return None
+    rect = ((cx, cy), (rw + 2 * d, rh + 2 * d), angle)
+    quad = cv2.boxPoints(rect).astype(np.float32) / np.float32(scale)
+    return order_corners(quad)
