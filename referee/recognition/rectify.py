@@ -68,6 +68,8 @@ def cut_card(image: U8) -> U8:
 
 #: GrabCut runs on the box's window scaled to this many pixels at most (about 0.2-0.4 s a card)
 GRABCUT_SIDE = 300
+#: a cut this flat (grey-level standard deviation) is no card face
+FLAT_STD = 15.0
 
 
 def cut_card_in_box(image: U8, box: tuple[int, int, int, int], iterations: int = 4) -> U8:
@@ -77,7 +79,7 @@ def cut_card_in_box(image: U8, box: tuple[int, int, int, int], iterations: int =
     inside it; the largest segment's minimum-area rectangle is the card. Measured on the real
     photos with the committed models (``recognition_accuracy.py``): pinochle rank 78.7% -> 86.5%,
     Triestine 33% -> 53% against :func:`cut_card` of the same window. Falls back to
-    :func:`cut_card` when no segment covers a quarter of the box.
+    :func:`cut_card` when no segment covers a quarter of the box or the cut is a flat patch.
     """
     h_img, w_img = image.shape[:2]
     x0, y0, x1, y1 = (int(v) for v in box)
@@ -88,9 +90,12 @@ def cut_card_in_box(image: U8, box: tuple[int, int, int, int], iterations: int =
     wx0, wy0, wx1, wy1 = max(0, x0 - mx), max(0, y0 - my), min(w_img, x1 + mx), min(h_img, y1 + my)
     window = np.ascontiguousarray(image[wy0:wy1, wx0:wx1])
     quad = _grabcut_quad(window, (x0 - wx0, y0 - wy0, x1 - wx0, y1 - wy0), iterations)
-    if quad is None:
+    card = None if quad is None else warp_portrait(window, quad)
+    if card is None or float(card.std()) < FLAT_STD:
+        # nothing card-sized, or a flat patch of table (the cloth took for the card when
+        # the card's white also lies in the margin, e.g. a white cable): the brightness cutter
         return cut_card(window)
-    return warp_portrait(window, quad)
+    return card
 
 
 def _grabcut_quad(window: U8, inner: tuple[int, int, int, int], iterations: int) -> F32 | None:
