@@ -28,7 +28,7 @@ from referee.recognition.faces import (
     read_bgra,
     texture_files,
 )
-from referee.recognition.pip_scale import PipScaler, is_pip_card
+from referee.recognition.pip_scale import DEFAULT_RECIPE, PipRecipe, PipScaler, is_pip_card
 from referee.recognition.preprocess import INPUT_SIZE
 
 #: Bump when the renderer changes, so stale caches are not reused.
@@ -82,7 +82,7 @@ class _Renderer:
     """Per-process holder of the prepared art (loaded once per worker)."""
 
     def __init__(self, family: str, set_names: Sequence[str], root: Path | None, style: str = "base",
-                 court_swap: float = 0.0, pip_scale: float = 0.0) -> None:
+                 court_swap: float = 0.0, pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE) -> None:
         self.style = style
         by_name = {s.name: s for s in face_sets(family, root)}
         self.sets: list[FaceSet] = [by_name[n] for n in set_names]
@@ -95,7 +95,7 @@ class _Renderer:
         self.scaler: PipScaler | None = None
         if pip_scale > 0:
             pips = {s.name: {c: _art_face(p) for c, p in s.files.items() if is_pip_card(c)} for s in self.sets}
-            self.scaler = PipScaler(pips, pip_scale)
+            self.scaler = PipScaler(pips, pip_scale, pip_recipe)
         self.pool = [a[0] for arts in self.arts for a in arts.values()]
         self.textures = [read_bgra(p)[..., :3].copy() for p in texture_files(root)]
         negatives = back_files(root) + joker_files(root)
@@ -109,7 +109,11 @@ class _Renderer:
             rng = np.random.default_rng([seed, task.set_index + 1, key, k])
             table = self.style == "table"
             if task.set_index < 0:
-                if self.scaler is not None and rng.random() < PAPER_BACK_SHARE / (BACK_SHARE + PAPER_BACK_SHARE):
+                zoom = self.scaler.recipe.zoom_negatives if self.scaler is not None else 0.0
+                if zoom and self.pool and rng.random() < zoom / (BACK_SHARE + PAPER_BACK_SHARE + zoom):
+                    art = self.pool[int(rng.integers(len(self.pool)))]
+                    out[i] = synth.render_card_zoom(art, self.textures, rng)
+                elif self.scaler is not None and rng.random() < PAPER_BACK_SHARE / (BACK_SHARE + PAPER_BACK_SHARE):
                     out[i] = synth.render_paper_clutter(self.textures, self.pool, rng)
                 elif table and self.backs and rng.random() < 0.5:
                     back = self.backs[int(rng.integers(len(self.backs)))]
@@ -181,13 +185,13 @@ _WORKER: _Renderer | None = None
 
 
 def _init_worker(family: str, set_names: Sequence[str], root: Path | None, style: str = "base",
-                 court_swap: float = 0.0, pip_scale: float = 0.0) -> None:
+                 court_swap: float = 0.0, pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE) -> None:
     global _WORKER
     os.environ["OMP_NUM_THREADS"] = "1"
     import cv2
 
     cv2.setNumThreads(1)
-    _WORKER = _Renderer(family, set_names, root, style, court_swap, pip_scale)
+    _WORKER = _Renderer(family, set_names, root, style, court_swap, pip_scale, pip_recipe)
 
 
 def _run_task(args: tuple[Task, int]) -> npt.NDArray[np.uint8]:
@@ -211,7 +215,7 @@ def render_set(
     family: str, set_names: Sequence[str], per_face: int, seed: int, *,
     back_count: int | None = None, workers: int = 2, root: Path | None = None,
     progress: Progress | None = None, style: str = "base", court_swap: float = 0.0,
-    pip_scale: float = 0.0,
+    pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE,
 ) -> SynthSet:
     """Render (in ``workers`` processes) ``per_face`` crops per face of the named prints.
 
@@ -219,17 +223,18 @@ def render_set(
     court's picture (:mod:`referee.recognition.court_swap`); 0 for validation/benchmark sets.
     ``pip_scale``: probability that a French pip card is drawn with its pips rescaled
     (:mod:`referee.recognition.pip_scale`); likewise 0 for validation/benchmark sets. With it on,
-    the negatives also hold marks on white paper (:data:`PAPER_BACK_SHARE`).
+    the negatives also hold marks on white paper (:data:`PAPER_BACK_SHARE`). ``pip_recipe``:
+    which pip cards are rescaled and how (:class:`referee.recognition.pip_scale.PipRecipe`).
     """
     labels = RECOGNISER_LABELS[family]
     n_faces = sum(len(s.files) for s in face_sets(family, root) if s.name in set_names)
     if back_count is None:
-        back_count = default_back_count(per_face * n_faces, pip_scale)
+        back_count = default_back_count(per_face * n_faces, pip_scale, pip_recipe)
     tasks = plan(family, set_names, per_face, back_count, root)
     chunks: list[npt.NDArray[np.uint8]] = []
     if style not in STYLES:
         raise ValueError(f"render style {style!r}: expected one of {STYLES}")
-    mapped = _map(tasks, seed, family, set_names, root, workers, style, court_swap, pip_scale)
+    mapped = _map(tasks, seed, family, set_names, root, workers, style, court_swap, pip_scale, pip_recipe)
     for done, arr in enumerate(mapped, 1):
         chunks.append(arr)
         if progress:
@@ -241,21 +246,23 @@ def render_set(
     return SynthSet(np.concatenate(chunks), y, sets, (*set_names, NEGATIVES))
 
 
-def default_back_count(face_samples: int, pip_scale: float = 0.0) -> int:
-    """'back' samples for a set of ``face_samples`` face crops (more with the paper negatives)."""
-    share = BACK_SHARE + (PAPER_BACK_SHARE if pip_scale > 0 else 0.0)
+def default_back_count(face_samples: int, pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE) -> int:
+    """'back' samples for a set of ``face_samples`` face crops (more with the paper/zoom negatives)."""
+    share = BACK_SHARE + (PAPER_BACK_SHARE + pip_recipe.zoom_negatives if pip_scale > 0 else 0.0)
     return max(1, int(share * face_samples))
 
 
 def _map(tasks: list[Task], seed: int, family: str, set_names: Sequence[str],
          root: Path | None, workers: int, style: str,
-         court_swap: float = 0.0, pip_scale: float = 0.0) -> Iterator[npt.NDArray[np.uint8]]:
+         court_swap: float = 0.0, pip_scale: float = 0.0,
+         pip_recipe: PipRecipe = DEFAULT_RECIPE) -> Iterator[npt.NDArray[np.uint8]]:
     if workers <= 1:
-        _init_worker(family, set_names, root, style, court_swap, pip_scale)
+        _init_worker(family, set_names, root, style, court_swap, pip_scale, pip_recipe)
         yield from (_run_task((t, seed)) for t in tasks)
         return
     ctx = mp.get_context("fork")
-    with ctx.Pool(workers, _init_worker, (family, list(set_names), root, style, court_swap, pip_scale)) as pool:
+    initargs = (family, list(set_names), root, style, court_swap, pip_scale, pip_recipe)
+    with ctx.Pool(workers, _init_worker, initargs) as pool:
         yield from pool.imap(_run_task, [(t, seed) for t in tasks])
 
 
@@ -269,7 +276,11 @@ def cached_set(cache_dir: Path, family: str, set_names: Sequence[str], per_face:
     if kwargs.get("court_swap"):  # likewise: sets without the swap keep their old keys
         key.append({"court_swap": kwargs["court_swap"], "layouts": COURT_SWAP_VERSION})
     if kwargs.get("pip_scale"):  # likewise
-        key.append({"pip_scale": kwargs["pip_scale"], "pips": PIP_SCALE_VERSION})
+        pips: dict[str, object] = {"pip_scale": kwargs["pip_scale"], "pips": PIP_SCALE_VERSION}
+        recipe = kwargs.get("pip_recipe")
+        if isinstance(recipe, PipRecipe) and recipe.changes():  # the default recipe keeps the old key
+            pips["recipe"] = recipe.changes()
+        key.append(pips)
     spec = json.dumps(key)
     digest = hashlib.sha256(spec.encode()).hexdigest()[:12]
     path = cache_dir / f"{family}-{digest}.npz"

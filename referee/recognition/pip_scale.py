@@ -13,6 +13,9 @@ corner-index boxes (both as the court swap measured them, :mod:`referee.recognit
 Blobs touching that area's edge or an index box, or spanning most of the area (a printed frame),
 are left in place, and the index boxes are restored after the pips are drawn.
 Courts and Italian codes are never touched.
+
+:class:`PipRecipe` narrows what is rescaled (which ranks, the scale ranges, the shape jitter);
+its default is the session-4 recipe, so sets rendered without one render and cache as before.
 """
 
 from __future__ import annotations
@@ -42,6 +45,45 @@ _INK = 60.0
 _EDGE_LO, _EDGE_HI = 4.0, 12.0
 #: A blob spanning more than this share of the picture area is a frame or a picture, not a pip.
 _MAX_SPAN = 0.8
+
+
+@dataclass(frozen=True)
+class PipRecipe:
+    """Which pip cards are rescaled and how (log-uniform scale ranges, shape jitter).
+
+    The session-4/5 candidates rescaled every pip card with the shape jittered and lost real
+    photo reads (EPFL suits, pinochle ranks) while gaining Knoll's large aces and pips; a recipe
+    lets one run rescale e.g. the aces only, or without changing the pips' shape.
+    """
+
+    ranks: tuple[str, ...] = PIP_RANKS
+    ace_scale: tuple[float, float] = ACE_SCALE
+    pip_scale: tuple[float, float] = PIP_SCALE
+    aspect_jitter: float = ASPECT_JITTER
+    #: Extra 'back' samples (share of the face samples): zoomed-in parts of cards
+    #: (:func:`referee.recognition.synth.render_card_zoom`), so bigger pips do not make a part
+    #: of a 10 read as a 3.
+    zoom_negatives: float = 0.0
+
+    def __post_init__(self) -> None:
+        bad = [r for r in self.ranks if r not in PIP_RANKS]
+        if bad or not self.ranks:
+            raise ValueError(f"pip recipe ranks {list(self.ranks)}: expected some of {list(PIP_RANKS)}")
+        for name, (lo, hi) in (("ace_scale", self.ace_scale), ("pip_scale", self.pip_scale)):
+            if not 0 < lo <= hi:
+                raise ValueError(f"pip recipe {name} {lo}-{hi}: expected 0 < low <= high")
+        if not 0 <= self.aspect_jitter < 1:
+            raise ValueError(f"pip recipe aspect_jitter {self.aspect_jitter}: expected 0 <= jitter < 1")
+        if not 0 <= self.zoom_negatives <= 0.5:
+            raise ValueError(f"pip recipe zoom_negatives {self.zoom_negatives}: expected a share in 0-0.5")
+
+    def changes(self) -> dict[str, object]:
+        """The fields that differ from the default recipe (cache keys and training records)."""
+        default = PipRecipe()
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in vars(self).items() if v != getattr(default, k)}
+
+
+DEFAULT_RECIPE = PipRecipe()
 
 
 def is_pip_card(code: str) -> bool:
@@ -142,25 +184,30 @@ def scale_pips(layout: PipLayout, sx: float, sy: float) -> BGRA:
     return result
 
 
-def draw_scale(code: str, rng: np.random.Generator) -> tuple[float, float]:
+def draw_scale(code: str, rng: np.random.Generator, recipe: PipRecipe = DEFAULT_RECIPE) -> tuple[float, float]:
     """(sx, sy) for one rendering of pip card ``code``."""
-    lo, hi = ACE_SCALE if code[:-1] == "A" else PIP_SCALE
+    lo, hi = recipe.ace_scale if code[:-1] == "A" else recipe.pip_scale
     s = float(np.exp(rng.uniform(np.log(lo), np.log(hi))))
-    j = rng.uniform(-ASPECT_JITTER, ASPECT_JITTER)
+    j = rng.uniform(-recipe.aspect_jitter, recipe.aspect_jitter)  # 0 when off (still one draw)
     return s * float(np.exp(j / 2)), s * float(np.exp(-j / 2))
 
 
 class PipScaler:
     """Pip layouts of the training prints' pip cards, found once per render worker."""
 
-    def __init__(self, faces: Mapping[str, Mapping[str, BGRA]], probability: float) -> None:
-        """``faces``: print name -> card code -> face image (BGRA), pip cards of training prints."""
+    def __init__(self, faces: Mapping[str, Mapping[str, BGRA]], probability: float,
+                 recipe: PipRecipe = DEFAULT_RECIPE) -> None:
+        """``faces``: print name -> card code -> face image (BGRA), pip cards of training prints.
+
+        Only the recipe's ranks are rescaled; the other faces render (and draw) as without it.
+        """
         self.probability = probability
+        self.recipe = recipe
         self.layouts: dict[tuple[str, str], PipLayout] = {}
         for name, codes in faces.items():
             rect, keep = (INDEXED[name].inner, INDEXED[name].keep) if name in INDEXED else (DEFAULT_PICTURE, ())
             for code, face in codes.items():
-                if is_pip_card(code):
+                if is_pip_card(code) and code[:-1] in recipe.ranks:
                     self.layouts[(name, code)] = find_pips(face, rect, keep)
 
     def applies(self, print_name: str, code: str) -> bool:
@@ -176,5 +223,5 @@ class PipScaler:
         """
         if not self.applies(print_name, code) or rng.random() >= self.probability:
             return None
-        sx, sy = draw_scale(code, rng)
+        sx, sy = draw_scale(code, rng, self.recipe)
         return scale_pips(self.layouts[(print_name, code)], sx, sy)

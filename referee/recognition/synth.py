@@ -489,3 +489,35 @@ def _mark(canvas: F32, textures: list[U8], w: int, h: int, rng: np.random.Genera
         cv2.polylines(img, [np.round(pts).astype(np.int32)], False, colour,
                       int(rng.integers(1, max(2, h // 40))), cv2.LINE_AA)
     canvas[:] = img
+
+
+# Measured on the real pinochle photos (build/recognition/s6/flips.py, session 5): the pip-scale
+# candidates read the finder's quads that lie INSIDE a 9 or 10 (three big pips, no border) as a 3
+# or an ace at 0.99, and that read beat the whole card's: a model taught that pips come in many
+# sizes cannot tell a zoomed-in part of a card from a card. These are such parts, as 'back'.
+#: Share of the card's width and height a zoomed-in part covers (a real crop's corners are off by
+#: at most ~10%, and a covered card still comes as its whole outline).
+ZOOM_SPAN = (0.35, 0.65)
+
+
+def render_card_zoom(
+    art: CardArt, textures: list[U8], rng: np.random.Generator, size: tuple[int, int] = INPUT_SIZE,
+) -> U8:
+    """A 'back' sample: a part of a card (35-65% of its width and height) stretched to a crop."""
+    hc = np.exp(rng.uniform(np.log(80), np.log(220)))
+    fw, fh = rng.uniform(*ZOOM_SPAN, 2)
+    h = int(hc / fh)
+    w = max(8, int(h * art.bgr.shape[1] / art.bgr.shape[0] * rng.uniform(0.88, 1.12)))
+    pad = int(0.1 * h)
+    canvas = background(textures, w + 2 * pad, h + 2 * pad, rng)
+    if rng.random() < 0.5:
+        art = CardArt(art.bgr[::-1, ::-1].copy(), art.mask[::-1, ::-1].copy())
+    paste(canvas, art, w, h, pad + w / 2, pad + h / 2, 0.0)
+    # Anywhere on the card, a little past its edge at most (a corner and its index may show).
+    x0 = pad + rng.uniform(-0.05, 1.05 - fw) * w
+    y0 = pad + rng.uniform(-0.05, 1.05 - fh) * h
+    x1, y1 = x0 + fw * w, y0 + fh * h
+    quad = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
+    out_w, out_h = max(8, int(hc * rng.uniform(0.55, 0.8))), int(hc)
+    crop = jittered_crop(canvas, quad, out_w, out_h, rng.uniform(0, 0.05), rng)
+    return resize_crop(camera(light(crop, rng), rng), size)

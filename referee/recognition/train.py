@@ -24,6 +24,7 @@ from referee.cards import RECOGNISER_LABELS, deck_family
 from referee.paths import REPO_ROOT, models_dir, shared_dir
 from referee.recognition.dataset import NEGATIVES, SynthSet, cached_set, join_sets
 from referee.recognition.faces import DEFAULT_HOLDOUT, face_sets
+from referee.recognition.pip_scale import PipRecipe
 from referee.recognition.preprocess import MEAN, STD
 
 WARMUP_STEPS = 150
@@ -53,6 +54,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--pip-scale", type=float, default=0.0,
                         help="probability that a French pip card is drawn with its pips rescaled (aces "
                         "0.8-2.8x, others 0.8-1.4x), so unseen pip sizes read (default 0)")
+    parser.add_argument("--pip-ranks", nargs="+", default=None, metavar="RANK",
+                        help="with --pip-scale: rescale only these pip ranks, e.g. A (default: A-10)")
+    parser.add_argument("--pip-ace-range", nargs=2, type=float, default=None, metavar=("LO", "HI"),
+                        help="with --pip-scale: the aces' scale range (default 0.8 2.8)")
+    parser.add_argument("--pip-range", nargs=2, type=float, default=None, metavar=("LO", "HI"),
+                        help="with --pip-scale: the other pip cards' scale range (default 0.8 1.4)")
+    parser.add_argument("--pip-aspect-jitter", type=float, default=None,
+                        help="with --pip-scale: width/height scaled apart by up to this (default 0.12; 0 keeps "
+                        "the pips' shape)")
+    parser.add_argument("--pip-zoom-negatives", type=float, default=None, metavar="SHARE",
+                        help="with --pip-scale: extra 'back' samples, this share of the face samples, that are "
+                        "zoomed-in parts of cards (default 0)")
     parser.add_argument("--workers", type=int, default=None, help="render processes (default: --threads)")
     parser.add_argument("--val-per-face", type=int, default=24, help="validation crops per held-out face")
     parser.add_argument("--batch", type=int, default=128)
@@ -171,21 +184,38 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
 
     workers = args.workers or args.threads
     swap = DEFAULT_COURT_SWAP[deck] if args.court_swap is None else args.court_swap
+    recipe = pip_recipe(args)
+    pips: dict[str, Any] = {"pip_scale": args.pip_scale, "pip_recipe": recipe}
     train = cached_set(cache, deck, train_sets, per_face, args.seed, workers=workers,
-                       root=root, progress=progress("training set"), court_swap=swap, pip_scale=args.pip_scale)
+                       root=root, progress=progress("training set"), court_swap=swap, **pips)
     table_per_face = args.table_samples // max(1, n_faces)
     if table_per_face:
         table = cached_set(cache, deck, train_sets, table_per_face, args.seed + 500, workers=workers,
                            root=root, progress=progress("table-style set"), style="table", court_swap=swap,
-                           pip_scale=args.pip_scale)
+                           **pips)
         train = join_sets(train, table)
     val_sets = holdout or train_sets
     val = cached_set(cache, deck, val_sets, args.val_per_face, args.seed + 1000, workers=workers,
                      root=root, progress=progress("validation set"))
     plan = {"train_sets": train_sets, "holdout_sets": holdout, "per_face": per_face,
             "table_per_face": table_per_face, "court_swap": swap, "pip_scale": args.pip_scale,
+            **({"pip_recipe": recipe.changes()} if recipe.changes() else {}),
             "train_crops": len(train), "val_crops": len(val)}
     return train, val, plan
+
+
+def pip_recipe(args: argparse.Namespace) -> PipRecipe:
+    """The ``--pip-*`` options as a recipe (the default one when none is given)."""
+    given = {"ranks": getattr(args, "pip_ranks", None), "ace_scale": getattr(args, "pip_ace_range", None),
+             "pip_scale": getattr(args, "pip_range", None), "aspect_jitter": getattr(args, "pip_aspect_jitter", None),
+             "zoom_negatives": getattr(args, "pip_zoom_negatives", None)}
+    fields = {k: tuple(v) if isinstance(v, list) else v for k, v in given.items() if v is not None}
+    try:
+        return PipRecipe(**fields)  # type: ignore[arg-type]
+    except ValueError as exc:
+        from referee.errors import ConfigError
+
+        raise ConfigError(f"--pip-* options: {exc}") from exc
 
 
 def to_batch(images: np.ndarray, rng: np.random.Generator) -> Any:

@@ -183,3 +183,103 @@ def test_paper_marks_stay_near_the_crop_and_change_it() -> None:
         synth._mark(canvas, [], w, h, np.random.default_rng(seed))
         crop = canvas[h:2 * h, w:2 * w]
         assert (np.abs(crop - 240.0).max(axis=2) > 20).sum() > 0  # something is drawn in the crop
+
+
+def test_a_recipe_with_aces_only_leaves_other_pip_cards_undrawn() -> None:
+    faces = {KENNARD: {"4C": _pip_face(), "AS": _pip_face()}}
+    scaler = ps.PipScaler(faces, 1.0, ps.PipRecipe(ranks=("A",)))
+    rng = np.random.default_rng(0)
+    before = rng.bit_generator.state
+    assert scaler.maybe_scale(KENNARD, "4C", rng) is None
+    assert rng.bit_generator.state == before  # the 4 renders exactly as without pip scaling
+    assert scaler.maybe_scale(KENNARD, "AS", rng) is not None
+
+
+def test_a_recipe_sets_the_ranges_and_can_keep_the_pip_shape() -> None:
+    recipe = ps.PipRecipe(ace_scale=(1.5, 2.8), pip_scale=(1.0, 1.2), aspect_jitter=0.0)
+    rng = np.random.default_rng(1)
+    aces = [ps.draw_scale("AD", rng, recipe) for _ in range(300)]
+    fours = [ps.draw_scale("4D", rng, recipe) for _ in range(300)]
+    assert all(sx == sy for sx, sy in aces + fours)  # no shape change
+    assert min(s for s, _ in aces) >= 1.5 and max(s for s, _ in aces) <= 2.8
+    assert min(s for s, _ in fours) >= 1.0 and max(s for s, _ in fours) <= 1.2
+    # Same number of draws as the default recipe: a recipe changes no later sample's stream.
+    a, b = np.random.default_rng(2), np.random.default_rng(2)
+    ps.draw_scale("4D", a, recipe)
+    ps.draw_scale("4D", b)
+    assert a.bit_generator.state == b.bit_generator.state
+
+
+def test_a_recipe_reports_only_its_changes_and_rejects_nonsense() -> None:
+    assert ps.PipRecipe().changes() == {}
+    assert ps.PipRecipe(ranks=("A",), aspect_jitter=0.0).changes() == {"ranks": ["A"], "aspect_jitter": 0.0}
+    for bad in ({"ranks": ("J",)}, {"ranks": ()}, {"ace_scale": (2.0, 1.0)}, {"pip_scale": (0.0, 1.0)},
+                {"aspect_jitter": -0.1}):
+        with pytest.raises(ValueError, match="pip recipe"):
+            ps.PipRecipe(**bad)  # type: ignore[arg-type]
+
+
+def test_a_recipe_keys_the_cache_but_the_default_recipe_keeps_the_old_key(pip_shared: Path, tmp_path: Path) -> None:
+    kw = {"back_count": 2, "workers": 1, "root": pip_shared}
+    cached_set(tmp_path, "french", [KENNARD], 1, 3, pip_scale=0.5, **kw)  # type: ignore[arg-type]
+    cached_set(tmp_path, "french", [KENNARD], 1, 3, pip_scale=0.5, pip_recipe=ps.PipRecipe(), **kw)  # type: ignore[arg-type]
+    assert len(list(tmp_path.glob("french-*.npz"))) == 1
+    aces = cached_set(tmp_path, "french", [KENNARD], 1, 3, pip_scale=1.0,  # type: ignore[arg-type]
+                      pip_recipe=ps.PipRecipe(ranks=("A",)), **kw)
+    assert len(list(tmp_path.glob("french-*.npz"))) == 2
+    plain = render_set("french", [KENNARD], 1, seed=3, **kw)  # type: ignore[arg-type]
+    labels = RECOGNISER_LABELS["french"]
+    ace = np.array([labels[i].startswith("A") for i in plain.labels])
+    face = plain.labels != labels.index("back")
+    differs = np.array([not np.array_equal(a, b) for a, b in zip(plain.images, aces.images, strict=True)])
+    assert ace.sum() == 4 and differs[ace].all()
+    assert not differs[face & ~ace].any()  # only the aces change
+
+
+def test_train_options_build_the_recipe_and_name_a_bad_one() -> None:
+    import argparse
+
+    from referee.errors import ConfigError
+    from referee.recognition import train
+
+    parser = argparse.ArgumentParser()
+    train.add_arguments(parser)
+    base = ["--deck", "french", "--pip-scale", "0.5"]
+    assert train.pip_recipe(parser.parse_args(base)) == ps.PipRecipe()
+    args = parser.parse_args([*base, "--pip-ranks", "A", "--pip-ace-range", "1.5", "2.8", "--pip-aspect-jitter", "0"])
+    assert train.pip_recipe(args) == ps.PipRecipe(ranks=("A",), ace_scale=(1.5, 2.8), aspect_jitter=0.0)
+    with pytest.raises(ConfigError, match=r"--pip-.*ranks"):
+        train.pip_recipe(parser.parse_args([*base, "--pip-ranks", "Z"]))
+
+
+def _plain_art() -> synth.CardArt:
+    return synth.prepare_art(_pip_face(), 0.03)
+
+
+def test_zoomed_card_part_is_reproducible_model_sized_and_mostly_card() -> None:
+    textures = [np.full((64, 64, 3), (40, 120, 40), np.uint8)]  # green cloth
+    a = synth.render_card_zoom(_plain_art(), textures, np.random.default_rng(5))
+    b = synth.render_card_zoom(_plain_art(), textures, np.random.default_rng(5))
+    assert np.array_equal(a, b) and a.shape == (96, 64, 3)
+    # The part lies on the card: the crop is mostly the card's paper, little cloth (a green
+    # colour cast of the lighting may tint a few crops).
+    shares = []
+    for seed in range(20):
+        crop = synth.render_card_zoom(_plain_art(), textures, np.random.default_rng(seed)).astype(int)
+        shares.append(((crop[..., 1] - crop[..., 0] > 40) & (crop[..., 1] - crop[..., 2] > 40)).mean())
+    assert np.median(shares) < 0.05 and sum(s < 0.25 for s in shares) >= 17
+
+
+def test_zoom_negatives_come_on_top_and_only_with_pip_scaling(pip_shared: Path) -> None:
+    recipe = ps.PipRecipe(zoom_negatives=0.04)
+    assert default_back_count(10000, 0.5, recipe) == round((BACK_SHARE + PAPER_BACK_SHARE + 0.04) * 10000)
+    assert default_back_count(10000, 0.0, recipe) == round(BACK_SHARE * 10000)
+    kw = {"back_count": 12, "workers": 1, "root": pip_shared}
+    zoomed = render_set("french", [KENNARD], 1, seed=3, pip_scale=0.5, pip_recipe=ps.PipRecipe(zoom_negatives=0.5),
+                        **kw)  # type: ignore[arg-type]
+    plain = render_set("french", [KENNARD], 1, seed=3, pip_scale=0.5, **kw)  # type: ignore[arg-type]
+    labels = RECOGNISER_LABELS["french"]
+    back = plain.labels == labels.index("back")
+    assert np.array_equal(plain.labels, zoomed.labels)
+    assert np.array_equal(plain.images[~back], zoomed.images[~back])  # the faces render as before
+    assert not np.array_equal(plain.images[back], zoomed.images[back])
