@@ -5,7 +5,9 @@
 ``--photos DIR`` holds one photo per card named by its code (``coppe_3.jpg``; extra shots
 ``coppe_3-2.jpg``; ``back.jpg`` for the back), the card alone on a contrasting table or
 already cropped.  With ``--layout FILE`` (CSV ``image,code,x0,y0,x1,y1``) a photo may hold
-several cards, one box each.  The result is a small ``.npz`` of per-card prototypes for
+several cards, one box each.  With ``--grid`` the photos show the deck laid out in rows in a
+known order and the cards are found and named by position
+(:mod:`referee.vision.enroll_grid`).  The result is a small ``.npz`` of per-card prototypes for
 ``CardClassifier.load(..., enrollment=FILE)``, with the blend's weight and sharpness fitted to
 the deck (:mod:`referee.recognition.enroll_fit`).
 """
@@ -38,6 +40,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--photos", type=Path, required=True, help="folder of card photos")
     parser.add_argument("--out", type=Path, required=True, help="enrollment file to write (.npz)")
     parser.add_argument("--layout", type=Path, default=None, help="CSV image,code,x0,y0,x1,y1")
+    parser.add_argument("--grid", action="store_true",
+                        help="the photos show the deck laid out face up in rows, in --order: cards are found "
+                        "and named by position (a contact sheet <out>-sheet.png is written to check)")
+    parser.add_argument("--order", default=None,
+                        help="with --grid: a deck (french-32, binocolo-48, ...) or a file of codes in laying-out "
+                        "order (default: the whole deck, suits then ranks)")
     parser.add_argument("--model-dir", type=Path, default=None, help="models folder (default models/)")
     parser.add_argument("--threads", type=int, default=2)
 
@@ -45,7 +53,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     deck = deck_family(args.deck)
     clf = CardClassifier.load(deck, args.model_dir, threads=args.threads)
-    samples = layout_crops(args.layout, args.photos) if args.layout else named_crops(args.photos)
+    if args.grid and args.layout:
+        raise ConfigError("--grid and --layout are two ways to name the cards: give one")
+    if args.grid:
+        samples = _grid_samples(deck, args)
+    else:
+        samples = layout_crops(args.layout, args.photos) if args.layout else named_crops(args.photos)
     enrollment = enroll(clf, [c for c, _ in samples], [code for _, code in samples])
     enrollment.save(args.out)
     missing = [c for c in RECOGNISER_LABELS[deck] if c not in enrollment.codes and c != BACK]
@@ -53,6 +66,18 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         print(f"not enrolled (base model only): {' '.join(missing)}", file=sys.stderr)
     return 0
+
+
+def _grid_samples(deck: str, args: argparse.Namespace) -> list[tuple[U8, str]]:
+    # the vision edge finds the cards (imported here: recognition needs no vision otherwise)
+    from referee.vision.enroll_grid import contact_sheet, deck_order, grid_crops
+
+    samples = grid_crops(args.photos, deck_order(deck, args.order))
+    sheet = args.out.with_name(f"{args.out.stem}-sheet.png")
+    sheet.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(sheet), contact_sheet(samples))
+    print(f"check the cards' names on {sheet}")
+    return samples
 
 
 def enroll(clf: CardClassifier, crops: Sequence[U8], codes: Sequence[str]) -> Enrollment:
