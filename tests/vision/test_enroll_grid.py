@@ -35,7 +35,7 @@ def table_photo(cards: list[int], per_row: int, rng: np.random.Generator) -> np.
         row, col = divmod(n, per_row)
         cx, cy = 160 + col * 180 + rng.uniform(-12, 12), 130 + row * 220 + rng.uniform(-25, 25)
         rot = cv2.getRotationMatrix2D((45, 67.5), rng.uniform(-6, 6), 1.0)
-        rot[:, 2] += (cx - 45, cy - 67.5)
+        rot[:, 2] += np.array([cx - 45, cy - 67.5])
         face = cv2.warpAffine(card(i), rot, (1280, 720))
         mask = cv2.warpAffine(np.full((135, 90), 255, np.uint8), rot, (1280, 720)) > 128
         photo[mask] = face[mask]
