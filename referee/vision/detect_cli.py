@@ -30,6 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deck", choices=("italian", "french"), required=True)
     parser.add_argument("--models", default=None, help="model folder (default: the committed models/)")
     parser.add_argument("--threads", type=int, default=1, help="classifier threads (default 1)")
+    parser.add_argument("--enrollment", default=None, help="the club's deck, from `referee enroll` (.npz)")
     parser.add_argument("--max-width", type=int, default=1280, help="analysis width (default 1280)")
     parser.add_argument("--min-confidence", type=float, default=0.3)
 
@@ -37,7 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from referee.recognition import CardClassifier  # lazy: onnxruntime start-up is not free
 
-    classifier = CardClassifier.load(args.deck, model_dir=args.models, threads=args.threads)
+    classifier = CardClassifier.load(args.deck, model_dir=args.models, threads=args.threads,
+                                     enrollment=args.enrollment)
     pipeline = FramePipeline.create(classifier)
     pipeline.min_confidence = args.min_confidence
     w, h = classifier.input_size

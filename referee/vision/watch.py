@@ -60,6 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--events", metavar="FILE", help="operator events, JSON Lines (followed; - = stdin)")
     parser.add_argument("--models", help="model folder (default: the committed models/)")
     parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--enrollment", help="the club's deck, from `referee enroll` (.npz)")
     parser.add_argument("--confirm-below", type=float, default=0.8, help="ask the operator below this confidence")
     add_trust_argument(parser)
     parser.add_argument("--max-frames", type=int, default=0, help="stop after this many frames (0 = no limit)")
@@ -99,7 +100,8 @@ def run(args: argparse.Namespace) -> int:
             layout = source.game.layout
         else:
             raise RefereeError("--layout is required for a camera: make one with `referee calibrate`")
-        classifier = CardClassifier.load(family, model_dir=args.models, threads=args.threads)
+        classifier = CardClassifier.load(family, model_dir=args.models, threads=args.threads,
+                                         enrollment=args.enrollment)
     except RefereeError as exc:
         print(f"referee watch: {exc}", file=sys.stderr)
         return 2

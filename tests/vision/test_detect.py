@@ -105,3 +105,28 @@ def test_a_card_lying_still_is_not_classified_again_in_the_live_loop() -> None:
     again = pipe.process(moved)
     assert clf.batches[0] >= 2 and clf.batches[1] < clf.batches[0]
     assert sorted(first.card.tolist()) == sorted(again.card.tolist())
+
+
+def test_detect_reads_with_the_clubs_enrollment_and_names_a_missing_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from referee.errors import ModelError
+    from referee.paths import models_dir
+
+    image, _ = _scene()
+    good = tmp_path / "good.png"
+    cv2.imwrite(str(good), image)
+    if (models_dir() / "french.onnx").exists():  # the real loader names the file
+        with pytest.raises(ModelError, match=r"enrollment file not found: .*club\.npz"):
+            main(["detect", "--deck", "french", "--enrollment", str(tmp_path / "club.npz"), str(good)])
+    import referee.recognition as recognition
+
+    seen: list[object] = []
+
+    def load(*args: object, **kwargs: object) -> FakeClassifier:
+        seen.append(kwargs.get("enrollment"))
+        return FakeClassifier()
+
+    monkeypatch.setattr(recognition.CardClassifier, "load", load)
+    assert main(["detect", "--deck", "italian", "--enrollment", "club.npz", str(good)]) == 0
+    assert seen == ["club.npz"]

@@ -139,6 +139,20 @@ def test_cli_without_layout_for_a_camera_is_a_clear_error(capsys: pytest.Capture
     assert "calibrate" in capsys.readouterr().err
 
 
+def test_cli_names_a_missing_enrollment_file(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    from referee.paths import models_dir
+
+    if not (models_dir() / "italian.onnx").exists():
+        pytest.skip("no committed italian model")
+    from referee.vision.layout import TableLayout
+
+    TableLayout.default(SEATS, (64, 48)).save(tmp_path / "layout.json")
+    cv2.imwrite(str(tmp_path / "f1.png"), np.zeros((48, 64, 3), np.uint8))
+    assert main(["watch", "--source", str(tmp_path / "*.png"), "--game", "briscola-4", "--layout",
+                 str(tmp_path / "layout.json"), "--enrollment", str(tmp_path / "club.npz")]) == 2
+    assert f"enrollment file not found: {tmp_path / 'club.npz'}" in capsys.readouterr().err
+
+
 def test_cli_runs_frames_and_prints_json_lines(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
