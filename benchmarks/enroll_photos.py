@@ -2,6 +2,7 @@
 
     .venv/bin/python benchmarks/enroll_photos.py                 # enroll games 1-3, test games 4-7
     .venv/bin/python benchmarks/enroll_photos.py --enroll-games 1 --show build/enroll_photos/
+    .venv/bin/python benchmarks/enroll_photos.py --enroll-games 1 --pipeline   # + finder, whole photos
 
 The EPFL set in ``../shared/photos/french_suits_epfl_iapr2021_custom_topdown`` is 91 top-down
 photos (7 games x 13 rounds, one card per seat) of a custom French-suited deck: standard suit
@@ -137,6 +138,29 @@ def score(clf: CardClassifier, cards: list[SeatCard]) -> Score:
     )
 
 
+def pipeline_score(clf: CardClassifier, cards: list[SeatCard]) -> tuple[int, int, int, int]:
+    """Through ``referee detect``'s code (finder, recogniser, still-photo rules) on each test
+    photo: (seats, seats read right by a detection on their side, detections, right ones)."""
+    from referee.vision.detect_cli import detect_image
+    from referee.vision.pipeline import FramePipeline
+
+    by_photo: dict[Path, list[SeatCard]] = {}
+    for c in cards:
+        by_photo.setdefault(c.image, []).append(c)
+    seats = right = dets = good = 0
+    for path, seat_cards in sorted(by_photo.items()):
+        image = np.asarray(cv2.imread(str(path)), np.uint8)
+        found = detect_image(FramePipeline.create(clf), image)["cards"]
+        sides = [side_of(np.mean(np.array(d["quad"], np.float32), axis=0), image.shape) for d in found]
+        dets += len(found)
+        for c in seat_cards:
+            hits = [d["card"] == c.code for d, side in zip(found, sides, strict=True) if side == c.side]
+            seats += 1
+            right += any(hits)
+            good += sum(hits)
+    return seats, right, dets, good
+
+
 def show(path: Path, cards: list[SeatCard], clf: CardClassifier) -> None:
     cut = [c for c in cards if c.crop is not None]
     preds = clf.classify([c.crop for c in cut if c.crop is not None])
@@ -159,6 +183,8 @@ def main() -> None:
     parser.add_argument("--enroll-games", type=int, default=3, help="games 1..N enroll, the rest are tested")
     parser.add_argument("--model-dir", type=Path, default=None)
     parser.add_argument("--show", type=Path, help="write montages of the test crops with both reads here")
+    parser.add_argument("--pipeline", action="store_true",
+                        help="also run the test photos through referee detect's code (finder + recogniser)")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     base = CardClassifier.load("french", args.model_dir, threads=1)
@@ -180,6 +206,12 @@ def main() -> None:
         t = score(clf, test)
         print(f"{name:20} {t.right / t.seats:11.1%} {t.suit_right / t.seats:11.1%} {t.read:6d} {t.sure:6d} "
               f"{t.sure_wrong:11d}")
+    if args.pipeline:
+        print("through referee detect's code (finder, recogniser, still-photo floor 0.4), test photos:")
+        print(f"{'model':20} {'seats right':>12} {'precision':>10}")
+        for name, clf in (("base", base), ("base + enrollment", enrolled)):
+            seats, right, dets, good = pipeline_score(clf, test)
+            print(f"{name:20} {right / seats:12.1%} {good / max(1, dets):10.1%}  ({right}/{seats}, {good}/{dets})")
     if args.show:
         show(args.show / "base.png", test, base)
         show(args.show / "enrolled.png", test, enrolled)
