@@ -13,6 +13,10 @@ Three kinds of crop, each counted at the pipeline's thresholds (a read >= 0.3 is
                   (mostly the table's ArUco markers and stock edges)
   sim-facedown    simulated deals: the true quads of the face-down cards (the stock), with the
                   finder's kind of corner error
+  paper           marks on white paper (``synth.render_paper_clutter``; session 4: drawings on
+                  sheets read as aces), every 7th face of every print of the deck nearby
+  card-part       a part of a card, 35-65% of its width and height, stretched to a crop
+                  (``synth.render_card_zoom``; session 5: quads inside a 9/10 read as a 3 or an ace)
 """
 
 from __future__ import annotations
@@ -75,14 +79,29 @@ def rendered_crops(deck: str, model_dir: Path, count: int) -> dict[str, list[np.
     return out
 
 
+def drawn_crops(deck: str, count: int) -> dict[str, list[np.ndarray]]:
+    """The ``paper`` and ``card-part`` crops, seeded (the same for every model)."""
+    from referee.recognition import synth
+    from referee.recognition.faces import face_sets, read_bgra, texture_files
+
+    textures = [read_bgra(p)[..., :3].copy() for p in texture_files(None)]
+    pool = [synth.prepare_art(read_bgra(p), 0.0) for s in face_sets(deck, None) for p in list(s.files.values())[::7]]
+    paper = [synth.render_paper_clutter(textures, pool, np.random.default_rng([99, i])) for i in range(count)]
+    parts = [synth.render_card_zoom(pool[i % len(pool)], textures, np.random.default_rng([98, i])) for i in range(count)]
+    return {"paper": paper, "card-part": parts}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deck", choices=("italian", "french"), required=True)
     parser.add_argument("--model-dir", type=Path, action="append", help="repeat to compare (default: models/)")
     parser.add_argument("--rendered", type=int, default=1500, help="rendered crops per style")
+    parser.add_argument("--drawn", type=int, default=400, help="paper and card-part crops each (0: none)")
     args = parser.parse_args()
     dirs = args.model_dir or [models_dir()]
     crops = {**rendered_crops(args.deck, dirs[0], args.rendered), **sim_crops(args.deck)}
+    if args.drawn:
+        crops.update(drawn_crops(args.deck, args.drawn))
     print(f"{'model':40} {'crops':15} {'n':>5}  " + "  ".join(f"card>={t}" for t in THRESHOLDS))
     for d in dirs:
         clf = CardClassifier.load(args.deck, d, threads=1)
