@@ -59,8 +59,14 @@ def run(args: argparse.Namespace) -> int:
         samples = _grid_samples(deck, args)
     else:
         samples = layout_crops(args.layout, args.photos) if args.layout else named_crops(args.photos)
-    enrollment = enroll(clf, [c for c, _ in samples], [code for _, code in samples])
+    crops, codes = [c for c, _ in samples], [code for _, code in samples]
+    enrollment = enroll(clf, crops, codes)
     enrollment.save(args.out)
+    # what the club should know: how far the model alone reads its deck, and how much the
+    # enrollment will weigh against it (enroll_fit: the less it reads, the more the prototypes)
+    alone = sum(p.card == code for p, code in zip(clf.classify(crops), codes, strict=True))
+    print(f"the model alone reads {alone} of the {len(crops)} photos right; enrollment weight "
+          f"{enrollment.weight:.2f}, sharpness {enrollment.scale:g}")
     missing = [c for c in RECOGNISER_LABELS[deck] if c not in enrollment.codes and c != BACK]
     print(f"enrolled {len(enrollment.codes)} cards from {len(samples)} crops -> {args.out}")
     if missing:
