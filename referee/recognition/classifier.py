@@ -19,7 +19,7 @@ import numpy.typing as npt
 from referee.cards import BACK, deck_family
 from referee.errors import BadCardError, ModelError
 from referee.paths import models_dir
-from referee.recognition.enrollment import Enrollment
+from referee.recognition.enrollment import Enrollment, unit_rows
 from referee.recognition.model_info import ModelInfo, model_paths, sha256_file
 from referee.recognition.preprocess import check_crop, resize_crop
 
@@ -144,7 +144,7 @@ class CardClassifier:
         logits, emb = self.run(crops)
         probs = softmax(logits, self.info.temperature)
         if self.enrollment is not None and len(probs):
-            probs = self.enrollment.blend(probs, _l2norm(emb), self.labels)
+            probs = self.enrollment.blend(probs, unit_rows(emb), self.labels)
         return probs
 
     def classify(self, crops: Sequence[U8]) -> list[Prediction]:
@@ -160,12 +160,7 @@ class CardClassifier:
 
     def embed(self, crops: Sequence[U8]) -> F32:
         """L2-normalised embeddings (N, embedding_dim), what enrollment prototypes are made of."""
-        return _l2norm(self.run(crops)[1])
-
-
-def _l2norm(x: F32) -> F32:
-    out: F32 = (x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-9)).astype(np.float32)
-    return out
+        return unit_rows(self.run(crops)[1])
 
 
 def _session(path: Path, threads: int) -> object:

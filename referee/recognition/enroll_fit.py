@@ -29,7 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.recognition.classifier import CardClassifier, softmax
-from referee.recognition.enrollment import Enrollment
+from referee.recognition.enrollment import Enrollment, unit_rows
 
 U8 = npt.NDArray[np.uint8]
 F32 = npt.NDArray[np.float32]
@@ -84,7 +84,7 @@ def _base_reads(base: CardClassifier, crops: Sequence[U8]) -> tuple[F32, F32]:
     for i in range(0, len(crops), BATCH):
         logits, emb = base.run(crops[i:i + BATCH])
         probs.append(softmax(logits, base.info.temperature))
-        embs.append(emb / np.maximum(np.linalg.norm(emb, axis=1, keepdims=True), 1e-9))
+        embs.append(unit_rows(emb))
     return np.concatenate(probs).astype(np.float32), np.concatenate(embs).astype(np.float32)
 
 

@@ -55,8 +55,8 @@ class Enrollment:
         if centered and len(uniq) >= MIN_CODES_TO_CENTER:
             # the mean of the per-card means, so a card photographed twice does not pull it
             center = np.stack([embeddings[[c == u for c in codes]].mean(axis=0) for u in uniq]).mean(axis=0)
-        moved = _unit(embeddings - center)
-        protos = _unit(np.stack([moved[[c == u for c in codes]].mean(axis=0) for u in uniq]))
+        moved = unit_rows(embeddings - center)
+        protos = unit_rows(np.stack([moved[[c == u for c in codes]].mean(axis=0) for u in uniq]))
         return Enrollment(deck, uniq, protos, model_sha256, weight, scale, center.astype(np.float32))
 
     def with_fit(self, weight: float, scale: float) -> Enrollment:
@@ -65,7 +65,7 @@ class Enrollment:
     def similarities(self, embeddings: F32) -> F32:
         """Cosine similarity (N, len(codes)) of embeddings to the prototypes, about the centre."""
         center = np.zeros(embeddings.shape[1], np.float32) if self.center is None else self.center
-        out: F32 = (_unit(embeddings - center) @ self.prototypes.T).astype(np.float32)
+        out: F32 = (unit_rows(embeddings - center) @ self.prototypes.T).astype(np.float32)
         return out
 
     def save(self, path: Path) -> None:
@@ -116,6 +116,7 @@ class Enrollment:
         return out
 
 
-def _unit(x: F32) -> F32:
+def unit_rows(x: F32) -> F32:
+    """Each row scaled to length 1 (embeddings, prototypes); all-zero rows stay zero."""
     out: F32 = (x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), 1e-9)).astype(np.float32)
     return out
