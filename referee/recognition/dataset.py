@@ -42,17 +42,60 @@ PIP_SCALE_VERSION = 2
 NEGATIVES = "negatives"
 #: Share of 'back' (face-down / not a card) samples relative to the face samples.
 BACK_SHARE = 0.08
-#: With pip scaling on, this share of extra 'back' samples (relative to the faces) is marks on
-#: white paper (:func:`synth.render_paper_clutter`): a model taught that one big pip on paper is
-#: an ace read drawings on real sheets as AC/AS (session 4), so it gets these counter-examples.
-#: The old kinds keep about their share (BACK_SHARE) of the set.
+#: With pip scaling on (unless a :class:`NegativeRecipe` says otherwise), this share of extra
+#: 'back' samples (relative to the faces) is marks on white paper (:func:`synth.render_paper_clutter`):
+#: a model taught that one big pip on paper is an ace read drawings on real sheets as AC/AS
+#: (session 4), so it gets these counter-examples. The old kinds keep about their share
+#: (BACK_SHARE) of the set.
 PAPER_BACK_SHARE = 0.04
+#: Bump when the extra negatives' rendering changes (part of the cache key of sets that hold
+#: :class:`NegativeRecipe` shares other than what their pip scaling implies).
+NEGATIVES_VERSION = 1
 #: Render styles: ``base`` = one card cut out with generic errors (:func:`synth.render_card`);
 #: ``table`` = a card among other cards, cut as the table pipeline cuts it
 #: (:func:`synth.render_table_card`).
 STYLES = ("base", "table")
 
 Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class NegativeRecipe:
+    """Extra 'back' samples on top of the usual ones (:data:`BACK_SHARE`), as shares of the faces.
+
+    ``paper``: marks on white paper (:func:`synth.render_paper_clutter`); ``parts``: zoomed-in
+    parts of training faces (:func:`synth.render_card_zoom`). Both answered non-cards the French
+    pip-scale candidates read as cards (sessions 4-5), and came only with pip scaling; as a
+    recipe of their own any set can hold them. :meth:`of_pip_scaling` is what pip scaling has
+    always brought, so those sets render and cache as before.
+    """
+
+    paper: float = 0.0
+    parts: float = 0.0
+
+    def __post_init__(self) -> None:
+        for name, share in (("paper", self.paper), ("parts", self.parts)):
+            if not 0 <= share <= 0.5:
+                raise ValueError(f"negative recipe {name} {share}: expected a share of the face samples in 0-0.5")
+
+    @classmethod
+    def of_pip_scaling(cls, pip_scale: float, pip_recipe: PipRecipe = DEFAULT_RECIPE) -> NegativeRecipe:
+        """The negatives a pip-scaled set holds: paper clutter and the recipe's zoom negatives."""
+        return cls(PAPER_BACK_SHARE, pip_recipe.zoom_negatives) if pip_scale > 0 else cls()
+
+    def back_share(self) -> float:
+        """All 'back' samples as a share of the face samples (summed as the pip-scale sets were)."""
+        return BACK_SHARE + (self.paper + self.parts)
+
+    def shares(self) -> dict[str, float]:
+        """Every kind's share of the face samples (training records)."""
+        return {"back": BACK_SHARE, "paper": self.paper, "parts": self.parts}
+
+
+def resolve_negatives(negatives: NegativeRecipe | None, pip_scale: float = 0.0,
+                      pip_recipe: PipRecipe = DEFAULT_RECIPE) -> NegativeRecipe:
+    """``negatives``, or (None) what the pip scaling implies."""
+    return negatives if negatives is not None else NegativeRecipe.of_pip_scaling(pip_scale, pip_recipe)
 
 
 @dataclass(frozen=True)
@@ -82,8 +125,10 @@ class _Renderer:
     """Per-process holder of the prepared art (loaded once per worker)."""
 
     def __init__(self, family: str, set_names: Sequence[str], root: Path | None, style: str = "base",
-                 court_swap: float = 0.0, pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE) -> None:
+                 court_swap: float = 0.0, pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE,
+                 negatives: NegativeRecipe | None = None) -> None:
         self.style = style
+        self.negatives = resolve_negatives(negatives, pip_scale, pip_recipe)
         by_name = {s.name: s for s in face_sets(family, root)}
         self.sets: list[FaceSet] = [by_name[n] for n in set_names]
         self.arts: list[dict[str, list[synth.CardArt]]] = [_set_arts(s) for s in self.sets]
@@ -98,8 +143,8 @@ class _Renderer:
             self.scaler = PipScaler(pips, pip_scale, pip_recipe)
         self.pool = [a[0] for arts in self.arts for a in arts.values()]
         self.textures = [read_bgra(p)[..., :3].copy() for p in texture_files(root)]
-        negatives = back_files(root) + joker_files(root)
-        self.backs = [synth.prepare_art(read_bgra(p), 0.0) for p in negatives]
+        back_paths = back_files(root) + joker_files(root)
+        self.backs = [synth.prepare_art(read_bgra(p), 0.0) for p in back_paths]
 
     def render(self, task: Task, seed: int) -> npt.NDArray[np.uint8]:
         out = np.empty((task.count, INPUT_SIZE[1], INPUT_SIZE[0], 3), np.uint8)
@@ -109,17 +154,7 @@ class _Renderer:
             rng = np.random.default_rng([seed, task.set_index + 1, key, k])
             table = self.style == "table"
             if task.set_index < 0:
-                zoom = self.scaler.recipe.zoom_negatives if self.scaler is not None else 0.0
-                if zoom and self.pool and rng.random() < zoom / (BACK_SHARE + PAPER_BACK_SHARE + zoom):
-                    art = self.pool[int(rng.integers(len(self.pool)))]
-                    out[i] = synth.render_card_zoom(art, self.textures, rng)
-                elif self.scaler is not None and rng.random() < PAPER_BACK_SHARE / (BACK_SHARE + PAPER_BACK_SHARE):
-                    out[i] = synth.render_paper_clutter(self.textures, self.pool, rng)
-                elif table and self.backs and rng.random() < 0.5:
-                    back = self.backs[int(rng.integers(len(self.backs)))]
-                    out[i] = synth.render_table_card(back, self.textures, self.pool, self.backs, rng)
-                else:
-                    out[i] = synth.render_not_card(self.textures, self.backs, self.pool, rng)
+                out[i] = self._negative(rng, table)
             else:
                 variants = self.arts[task.set_index][task.code]
                 which = int(rng.integers(len(variants)))
@@ -130,6 +165,22 @@ class _Renderer:
                     out[i] = synth.render_card(art, self.textures, self.pool, rng)
         return out
 
+    def _negative(self, rng: np.random.Generator, table: bool) -> npt.NDArray[np.uint8]:
+        """One 'back' sample of the kind drawn from the recipe's shares.
+
+        A kind with no share draws nothing, and the draws (and their sums) are those the
+        pip-scale sets made, so every set rendered before renders the same bytes.
+        """
+        paper, parts = self.negatives.paper, self.negatives.parts
+        if parts and self.pool and rng.random() < parts / (BACK_SHARE + paper + parts):
+            art = self.pool[int(rng.integers(len(self.pool)))]
+            return synth.render_card_zoom(art, self.textures, rng)
+        if paper and rng.random() < paper / (BACK_SHARE + paper):
+            return synth.render_paper_clutter(self.textures, self.pool, rng)
+        if table and self.backs and rng.random() < 0.5:
+            back = self.backs[int(rng.integers(len(self.backs)))]
+            return synth.render_table_card(back, self.textures, self.pool, self.backs, rng)
+        return synth.render_not_card(self.textures, self.backs, self.pool, rng)
 
     def _swapped(self, task: Task, which: int, rng: np.random.Generator) -> synth.CardArt | None:
         """The face with another court's picture (``court_swap``), on blank ``which``; or None."""
@@ -185,13 +236,14 @@ _WORKER: _Renderer | None = None
 
 
 def _init_worker(family: str, set_names: Sequence[str], root: Path | None, style: str = "base",
-                 court_swap: float = 0.0, pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE) -> None:
+                 court_swap: float = 0.0, pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE,
+                 negatives: NegativeRecipe | None = None) -> None:
     global _WORKER
     os.environ["OMP_NUM_THREADS"] = "1"
     import cv2
 
     cv2.setNumThreads(1)
-    _WORKER = _Renderer(family, set_names, root, style, court_swap, pip_scale, pip_recipe)
+    _WORKER = _Renderer(family, set_names, root, style, court_swap, pip_scale, pip_recipe, negatives)
 
 
 def _run_task(args: tuple[Task, int]) -> npt.NDArray[np.uint8]:
@@ -215,26 +267,28 @@ def render_set(
     family: str, set_names: Sequence[str], per_face: int, seed: int, *,
     back_count: int | None = None, workers: int = 2, root: Path | None = None,
     progress: Progress | None = None, style: str = "base", court_swap: float = 0.0,
-    pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE,
+    pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE, negatives: NegativeRecipe | None = None,
 ) -> SynthSet:
     """Render (in ``workers`` processes) ``per_face`` crops per face of the named prints.
 
     ``court_swap``: probability that a court face of a print with corner indices shows another
     court's picture (:mod:`referee.recognition.court_swap`); 0 for validation/benchmark sets.
     ``pip_scale``: probability that a French pip card is drawn with its pips rescaled
-    (:mod:`referee.recognition.pip_scale`); likewise 0 for validation/benchmark sets. With it on,
-    the negatives also hold marks on white paper (:data:`PAPER_BACK_SHARE`). ``pip_recipe``:
+    (:mod:`referee.recognition.pip_scale`); likewise 0 for validation/benchmark sets. ``pip_recipe``:
     which pip cards are rescaled and how (:class:`referee.recognition.pip_scale.PipRecipe`).
+    ``negatives``: extra 'back' samples (:class:`NegativeRecipe`); None = what the pip scaling
+    implies (with it on, marks on white paper (:data:`PAPER_BACK_SHARE`) and the recipe's zoom
+    negatives; else none).
     """
     labels = RECOGNISER_LABELS[family]
     n_faces = sum(len(s.files) for s in face_sets(family, root) if s.name in set_names)
     if back_count is None:
-        back_count = default_back_count(per_face * n_faces, pip_scale, pip_recipe)
+        back_count = default_back_count(per_face * n_faces, pip_scale, pip_recipe, negatives)
     tasks = plan(family, set_names, per_face, back_count, root)
     chunks: list[npt.NDArray[np.uint8]] = []
     if style not in STYLES:
         raise ValueError(f"render style {style!r}: expected one of {STYLES}")
-    mapped = _map(tasks, seed, family, set_names, root, workers, style, court_swap, pip_scale, pip_recipe)
+    mapped = _map(tasks, seed, family, set_names, root, workers, style, court_swap, pip_scale, pip_recipe, negatives)
     for done, arr in enumerate(mapped, 1):
         chunks.append(arr)
         if progress:
@@ -246,22 +300,22 @@ def render_set(
     return SynthSet(np.concatenate(chunks), y, sets, (*set_names, NEGATIVES))
 
 
-def default_back_count(face_samples: int, pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE) -> int:
-    """'back' samples for a set of ``face_samples`` face crops (more with the paper/zoom negatives)."""
-    share = BACK_SHARE + (PAPER_BACK_SHARE + pip_recipe.zoom_negatives if pip_scale > 0 else 0.0)
-    return max(1, int(share * face_samples))
+def default_back_count(face_samples: int, pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE,
+                       negatives: NegativeRecipe | None = None) -> int:
+    """'back' samples for a set of ``face_samples`` face crops (more with the paper/part negatives)."""
+    return max(1, int(resolve_negatives(negatives, pip_scale, pip_recipe).back_share() * face_samples))
 
 
 def _map(tasks: list[Task], seed: int, family: str, set_names: Sequence[str],
          root: Path | None, workers: int, style: str,
-         court_swap: float = 0.0, pip_scale: float = 0.0,
-         pip_recipe: PipRecipe = DEFAULT_RECIPE) -> Iterator[npt.NDArray[np.uint8]]:
+         court_swap: float = 0.0, pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE,
+         negatives: NegativeRecipe | None = None) -> Iterator[npt.NDArray[np.uint8]]:
     if workers <= 1:
-        _init_worker(family, set_names, root, style, court_swap, pip_scale, pip_recipe)
+        _init_worker(family, set_names, root, style, court_swap, pip_scale, pip_recipe, negatives)
         yield from (_run_task((t, seed)) for t in tasks)
         return
     ctx = mp.get_context("fork")
-    initargs = (family, list(set_names), root, style, court_swap, pip_scale, pip_recipe)
+    initargs = (family, list(set_names), root, style, court_swap, pip_scale, pip_recipe, negatives)
     with ctx.Pool(workers, _init_worker, initargs) as pool:
         yield from pool.imap(_run_task, [(t, seed) for t in tasks])
 
@@ -269,6 +323,25 @@ def _map(tasks: list[Task], seed: int, family: str, set_names: Sequence[str],
 def cached_set(cache_dir: Path, family: str, set_names: Sequence[str], per_face: int, seed: int,
                **kwargs: object) -> SynthSet:
     """:func:`render_set`, loaded from ``cache_dir`` when the same set was rendered before."""
+    path = cache_dir / cache_name(family, set_names, per_face, seed, **kwargs)
+    if path.exists():
+        with np.load(path) as z:
+            return SynthSet(z["images"], z["labels"], z["set_ids"], tuple(str(s) for s in z["set_names"]))
+    data = render_set(family, set_names, per_face, seed, **kwargs)  # type: ignore[arg-type]
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp.npz")
+    np.savez(tmp, images=data.images, labels=data.labels, set_ids=data.set_ids,
+             set_names=np.array(data.set_names))
+    tmp.replace(path)
+    return data
+
+
+def cache_name(family: str, set_names: Sequence[str], per_face: int, seed: int, **kwargs: object) -> str:
+    """The cache file name of the set :func:`render_set` would render with these arguments.
+
+    Each option joins the key only when it changes the set, so sets rendered before an option
+    existed keep their names (and caches).
+    """
     key: list[object] = [SYNTH_VERSION, family, list(set_names), per_face, seed, kwargs.get("back_count")]
     style = kwargs.get("style", "base")
     if style != "base":  # base-style keys stay as they were, so existing caches are reused
@@ -281,19 +354,16 @@ def cached_set(cache_dir: Path, family: str, set_names: Sequence[str], per_face:
         if isinstance(recipe, PipRecipe) and recipe.changes():  # the default recipe keeps the old key
             pips["recipe"] = recipe.changes()
         key.append(pips)
-    spec = json.dumps(key)
-    digest = hashlib.sha256(spec.encode()).hexdigest()[:12]
-    path = cache_dir / f"{family}-{digest}.npz"
-    if path.exists():
-        with np.load(path) as z:
-            return SynthSet(z["images"], z["labels"], z["set_ids"], tuple(str(s) for s in z["set_names"]))
-    data = render_set(family, set_names, per_face, seed, **kwargs)  # type: ignore[arg-type]
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp.npz")
-    np.savez(tmp, images=data.images, labels=data.labels, set_ids=data.set_ids,
-             set_names=np.array(data.set_names))
-    tmp.replace(path)
-    return data
+    negatives = kwargs.get("negatives")
+    if isinstance(negatives, NegativeRecipe):  # likewise: only shares other than the pip scaling's
+        pip_scale, recipe = kwargs.get("pip_scale"), kwargs.get("pip_recipe")
+        implied = NegativeRecipe.of_pip_scaling(float(pip_scale) if isinstance(pip_scale, (int, float)) else 0.0,
+                                                recipe if isinstance(recipe, PipRecipe) else DEFAULT_RECIPE)
+        if negatives != implied:
+            key.append({"negatives": {"paper": negatives.paper, "parts": negatives.parts},
+                        "version": NEGATIVES_VERSION})
+    digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:12]
+    return f"{family}-{digest}.npz"
 
 
 def join_sets(a: SynthSet, b: SynthSet) -> SynthSet:

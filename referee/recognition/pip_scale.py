@@ -62,7 +62,8 @@ class PipRecipe:
     aspect_jitter: float = ASPECT_JITTER
     #: Extra 'back' samples (share of the face samples): zoomed-in parts of cards
     #: (:func:`referee.recognition.synth.render_card_zoom`), so bigger pips do not make a part
-    #: of a 10 read as a 3.
+    #: of a 10 read as a 3. The same share as :class:`referee.recognition.dataset.NegativeRecipe`'s
+    #: ``parts`` (which any set may hold); kept here so the session-5 sets keep their cache keys.
     zoom_negatives: float = 0.0
 
     def __post_init__(self) -> None:

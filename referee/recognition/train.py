@@ -22,7 +22,7 @@ import numpy as np
 
 from referee.cards import RECOGNISER_LABELS, deck_family
 from referee.paths import REPO_ROOT, models_dir, shared_dir
-from referee.recognition.dataset import NEGATIVES, SynthSet, cached_set, join_sets
+from referee.recognition.dataset import NEGATIVES, NegativeRecipe, SynthSet, cached_set, join_sets
 from referee.recognition.faces import DEFAULT_HOLDOUT, face_sets
 from referee.recognition.pip_scale import PipRecipe
 from referee.recognition.preprocess import MEAN, STD
@@ -68,7 +68,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "the pips' shape)")
     parser.add_argument("--pip-zoom-negatives", type=float, default=None, metavar="SHARE",
                         help="with --pip-scale: extra 'back' samples, this share of the face samples, that are "
-                        "zoomed-in parts of cards (default 0)")
+                        "zoomed-in parts of cards (default 0; the same as --part-negatives)")
+    parser.add_argument("--paper-negatives", type=float, default=None, metavar="SHARE",
+                        help="extra 'back' samples, this share of the face samples, of marks on white paper "
+                        "(default 0, or 0.04 with --pip-scale)")
+    parser.add_argument("--part-negatives", type=float, default=None, metavar="SHARE",
+                        help="extra 'back' samples, this share of the face samples, of zoomed-in parts of "
+                        "cards, with or without --pip-scale (default 0)")
     parser.add_argument("--workers", type=int, default=None, help="render processes (default: --threads)")
     parser.add_argument("--val-per-face", type=int, default=24, help="validation crops per held-out face")
     parser.add_argument("--batch", type=int, default=128)
@@ -193,7 +199,8 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
     workers = args.workers or args.threads
     swap = DEFAULT_COURT_SWAP[deck] if args.court_swap is None else args.court_swap
     recipe = pip_recipe(args)
-    pips: dict[str, Any] = {"pip_scale": args.pip_scale, "pip_recipe": recipe}
+    negatives = negative_recipe(args, recipe)
+    pips: dict[str, Any] = {"pip_scale": args.pip_scale, "pip_recipe": recipe, "negatives": negatives}
     train = cached_set(cache, deck, train_sets, per_face, args.seed, workers=workers,
                        root=root, progress=progress("training set"), court_swap=swap, **pips)
     table_per_face = args.table_samples // max(1, n_faces)
@@ -208,6 +215,7 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
     plan = {"train_sets": train_sets, "holdout_sets": holdout, "per_face": per_face,
             "table_per_face": table_per_face, "court_swap": swap, "pip_scale": args.pip_scale,
             **({"pip_recipe": recipe.changes()} if recipe.changes() else {}),
+            "negatives": negatives.shares(),
             "train_crops": len(train), "val_crops": len(val)}
     return train, val, plan
 
@@ -224,6 +232,21 @@ def pip_recipe(args: argparse.Namespace) -> PipRecipe:
         from referee.errors import ConfigError
 
         raise ConfigError(f"--pip-* options: {exc}") from exc
+
+
+def negative_recipe(args: argparse.Namespace, recipe: PipRecipe) -> NegativeRecipe:
+    """``--paper-negatives`` / ``--part-negatives``, else what ``--pip-scale`` (and its recipe) implies."""
+    from referee.errors import ConfigError
+
+    parts = getattr(args, "part_negatives", None)
+    if parts is not None and getattr(args, "pip_zoom_negatives", None) is not None:
+        raise ConfigError("--part-negatives and --pip-zoom-negatives are the same share: give one")
+    implied = NegativeRecipe.of_pip_scaling(args.pip_scale, recipe)
+    paper = getattr(args, "paper_negatives", None)
+    try:
+        return NegativeRecipe(implied.paper if paper is None else paper, implied.parts if parts is None else parts)
+    except ValueError as exc:
+        raise ConfigError(f"--paper-negatives/--part-negatives: {exc}") from exc
 
 
 def to_batch(images: np.ndarray, rng: np.random.Generator) -> Any:
