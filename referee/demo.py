@@ -76,6 +76,8 @@ class RecordingReferee(Referee):
         self.fed_at: list[float] = []
 
     def apply(self, event: Any) -> list[Any]:
+        if not isinstance(event, dict):  # the referee replaying its own log after an undo: not fed
+            return super().apply(event)
         self.fed.append(dict(event))
         self.fed_at.append(self.now)
         calls = super().apply(event)
@@ -126,7 +128,7 @@ class SimOperator:
     def ask(self, call: Call, t: float) -> None:
         self.asked += 1
         # A multiset: binocolo's deck has two of every card, so one seat may lay the same code twice.
-        got = Counter((str(e.get("seat")), str(e.get("card"))) for e in self.referee.accepted if e.get("event") == "play")
+        got = Counter(_standing_plays(self.referee.accepted))
         waiting = []
         for p in self.plays:
             if p.seat != call["seat"] or p.t > t + 1e-6:
@@ -145,6 +147,17 @@ class SimOperator:
     def answers(self) -> list[Event]:
         out, self.pending = self.pending, []
         return out
+
+
+def _standing_plays(events: Sequence[Event]) -> list[tuple[str, str]]:
+    """(seat, card) of the plays in ``events`` that were not taken back by a later undo."""
+    plays: list[tuple[str, str]] = []
+    for e in events:
+        if e.get("event") == "play":
+            plays.append((str(e.get("seat")), str(e.get("card"))))
+        elif e.get("event") == "undo" and plays:
+            plays.pop()
+    return plays
 
 
 class WatchStepper:

@@ -20,6 +20,18 @@ box (``referee run``, :class:`referee.box.app.Box`), so the live decisions are w
 * a trick gathered with fewer cards than seats asks about the seat on turn;
 * after the deal is over nothing on the table is a play.
 
+* a play about to be applied that the rules would call a violation (other than out of turn),
+  the operator's own card included, first has the camera plays it rests on checked, if nobody
+  confirmed them: ``{"call": "confirm", "seat", "card": a guess, "correction": X, "violation":
+  rule, "premise": true}`` ("was that seat's X really X?").  A violation is only as sure as the
+  cards it rests on: the other cards of its trick (the lead sets the suit), for a card already
+  seen its earlier sightings; only those without which it would not be called.  Binocolo seed
+  1, held-out Knoll print, the table-style French candidate s7: N's AC was read AS at 0.93-0.98
+  in every frame and played surely; S's 10C and E's 9C, named by the operator, became false
+  revokes, the trick went to S and every later trick was out of step (6 false calls, 2 wrong
+  winners).  The operator naming another card replaces that play (the plays after it are taken
+  back and played again); "no" lets the violation stand;
+
 * a camera play with ``"correction": X`` says a card already played as X, still lying in the
   trick in progress, now reads surely as another card: while X is still the trick's last play
   it is asked as ``{"call": "confirm", "seat", "card", "correction": X}`` and, if the operator
@@ -41,6 +53,7 @@ from typing import Any
 from referee.errors import ConfigError
 from referee.rules import Referee
 from referee.rules.calls import ViolationCall
+from referee.rules.events import PlayEvent
 
 Event = dict[str, Any]
 #: the usual ``trust_after`` for a table that opts in to out-of-turn calls from the camera:
@@ -48,6 +61,9 @@ Event = dict[str, Any]
 TRUSTED_AFTER = 2
 #: ``trust_after`` by default: never trusted, an out-of-turn play is always asked about first
 NEVER_TRUSTED = 0
+#: what a play event tells the referee; and what the arbiter keeps beside it
+_PLAY_KEYS = ("event", "seat", "card", "confidence", "confirmed")
+_META_KEYS = ("track", "alternatives", "verified")
 
 
 class PlayArbiter:
@@ -85,6 +101,10 @@ class PlayArbiter:
         self.clean_tricks = 0
         self._named_missed = False
         self.asked_gathered = -1  # the trick whose short gathering was already asked about
+        #: the deal's plays as applied (their events: camera plays carry ``confidence`` and
+        #: ``track``, the operator's ``confirmed``), kept by :meth:`note`; a premise question
+        #: marks one ``verified`` (the operator said it is right)
+        self.applied: list[Event] = []
 
     @property
     def question(self) -> Event | None:
@@ -140,6 +160,13 @@ class PlayArbiter:
             self._named_missed = True
         if event.get("event") in ("deal", "play"):
             self.last_play_t = self.t
+        if event.get("event") == "deal":
+            self.applied = []
+        elif event.get("event") == "play":
+            self.applied.append(dict(event))
+        elif event.get("event") == "undo" and self.applied and any(
+                c.get("call") == "undo" and c.get("card") for c in calls):
+            self.applied.pop()  # a play taken back (not a declaration)
         if event.get("event") == "deal":  # trick numbers start again: the last deal's
             self.asked_gathered = -1  # "trick k was asked about" must not silence this deal's
         if event.get("event") == "deal" or any(c.get("call") == "trick" for c in calls):
@@ -158,6 +185,8 @@ class PlayArbiter:
         out: list[Event] = []
         if head.get("missed") and not event.get("accept", True) and self.queue:
             self.queue[0]["checked"] = True  # the seat on turn did not play: the next play stands
+        if head.get("premise"):
+            return out + self._premise_answer(head, event) + self._drain()
         if head.get("correction") is not None:
             if event.get("accept", True):
                 out += self._correct(str(head["seat"]), str(head["correction"]), str(event.get("card", head["card"])),
@@ -178,11 +207,12 @@ class PlayArbiter:
                 # the frame tick: the next camera play asks about the seat on turn. Asking as soon
                 # as the table is quiet cost a wrong trick winner and a false revoke on the held-out
                 # Knoll print (belotta seed 3), where the tracker often cannot see the trick's cards.
-            out += self.apply({"event": "play", "seat": seat, "card": str(card), "confirmed": True})
             # The camera's own play of that card may already be queued (it settled in the same
             # frame as a later card that forced the question): it is the card just named, not a
             # second play (else the seat "plays" it again, a phantom out of turn).
             self.queue = [q for q in self.queue if (q.get("seat"), q.get("card")) != (seat, str(card))]
+            # The named play goes first, through the premise check (_drain) before it is applied.
+            self.queue.insert(0, {"event": "play", "seat": seat, "card": str(card), "named": True})
         return out + self._drain()
 
     # -- camera plays ----------------------------------------------------------------------
@@ -190,10 +220,22 @@ class PlayArbiter:
         out: list[Event] = []
         while self.queue and not self.asked:
             head = self.queue[0]
-            if head.get("correction") is not None and not self._correctable(head):
+            if head.get("named"):  # the operator's card: applied unless a premise must be checked first
+                premise = self._premise_question(head)
+                if premise is None:
+                    self.queue.pop(0)
+                    out += self.apply({"event": "play", "seat": head["seat"], "card": head["card"], "confirmed": True})
+                    continue
+                self.queue.insert(0, premise)
+                head = premise
+            if head.get("premise") and not self._still_applied(head):
+                self.queue.pop(0)  # taken back meanwhile: nothing to ask
+                continue
+            if head.get("correction") is not None and not head.get("premise") and not self._correctable(head):
                 self.queue.pop(0)  # its trick is over (or the play was undone): too late to ask
                 continue
-            missed = None if head.get("missed") or head.get("correction") else self._missed_question(head)
+            missed = None if head.get("missed") or head.get("correction") or head.get("premise") \
+                else self._missed_question(head)
             if missed is not None:
                 self.queue.insert(0, missed)
                 head = missed
@@ -212,11 +254,14 @@ class PlayArbiter:
                     call["correction"] = head["correction"]  # "was it this card, not that one?"
                 if head.get("violation"):
                     call["violation"] = head["violation"]  # "really this card? it breaks a rule"
+                if head.get("premise"):
+                    call["premise"] = True  # "was that earlier card really X?" (a violation rests on it)
                 out.append(call)
                 break
             self.queue.pop(0)
-            out += self.apply({"event": "play", "seat": head["seat"], "card": head["card"],
-                               "confidence": head.get("confidence")})
+            out += self._apply_play({"event": "play", "seat": head["seat"], "card": head["card"],
+                                     "confidence": head.get("confidence"), "track": head.get("track"),
+                                     "alternatives": head.get("alternatives", [])})
         return out
 
     def _violation_if_played(self, head: Mapping[str, Any]) -> str | None:
@@ -224,16 +269,112 @@ class PlayArbiter:
         aside (the missed-card questions above decide that one), else None.  Binocolo seed 1
         (Knoll print): E's 9C, read as 9S at ~0.87 for a second, went in as a revoke (E had
         melded 9C) and put every later trick out of step; a question costs less."""
+        calls = self._trial(head)
+        return str(calls[0].rule) if calls else None
+
+    def _trial(self, head: Mapping[str, Any]) -> list[ViolationCall]:
+        """The violations (out of turn aside) ``head`` would be called, tried on a copy."""
         events = self.referee_of().deal_events  # the deal so far, replayable
         if not events:
-            return None
+            return []
         try:
             trial = Referee.from_events(events)  # the deal alone: enough to judge one play
             calls = trial.apply({"event": "play", "seat": head["seat"], "card": head["card"]})
         except Exception:  # a trial must never stop the live loop: the real apply reports errors
+            return []
+        return [c for c in calls if isinstance(c, ViolationCall) and c.rule != "out_of_turn"]
+
+    def _premise_question(self, head: Mapping[str, Any]) -> Event | None:
+        """A question about a camera play nobody confirmed that the violation ``head`` would be
+        called (the operator's card, or a camera play the operator let stand) rests on; None:
+        no violation, or every such play was named or checked by the operator (it stands).
+
+        What a violation rests on: the other cards of the trick it is called in (the lead sets
+        the suit; a revoke proven later is called in its own trick), lead first; for a card
+        "already seen", the earlier plays of that card, least sure first; either only where
+        the violation would not be called without that play (:meth:`_rests_on`).  A sure
+        misread of one of those is likelier than a violation in a club's game."""
+        calls = self._trial(head)
+        deal = self.referee_of().deal
+        if not calls or deal is None:
             return None
-        rules = [str(c.rule) for c in calls if isinstance(c, ViolationCall) and c.rule != "out_of_turn"]
-        return rules[0] if rules else None
+        plays = [(t.number, s, c.code) for t in [*deal.tricks, *([deal.trick] if deal.trick else [])]
+                 for s, c in t.plays]
+        if [(s, c) for _, s, c in plays] != [(p.get("seat"), p.get("card")) for p in self.applied]:
+            return None  # the arbiter did not see every play of this deal (a resumed box): never guess
+        call = calls[0]
+        same = sorted((k for k, (_, _, c) in enumerate(plays) if call.rule == "duplicate_card" and c == call.card),
+                      key=lambda k: float(self.applied[k].get("confidence") or 1.0))  # least sure first
+        trick = [k for k, (n, s, c) in enumerate(plays) if n == call.trick and (s, c) != (call.seat, call.card)]
+        for k in [*same, *trick]:
+            play = self.applied[k]
+            if play.get("confirmed") or play.get("verified") or not self._rests_on(k, head, call):
+                continue
+            card = str(play["card"])
+            guesses = [str(c) for c in play.get("alternatives", []) if str(c) != card]
+            return {"event": "play", "seat": play["seat"], "card": guesses[0] if guesses else card,
+                    "correction": card, "premise": True, "index": k, "violation": call.rule, "uncertain": True,
+                    "confidence": play.get("confidence"), "alternatives": [card, *guesses[1:]],
+                    "track": play.get("track")}
+        return None
+
+    def _rests_on(self, k: int, head: Mapping[str, Any], call: ViolationCall) -> bool:
+        """Whether ``call`` rests on the deal's ``k``-th play: without it, ``head`` would not
+        break that rule (the lead of a revoke; not a card played after the lead)."""
+        events = list(self.referee_of().deal_events)
+        at = [i for i, e in enumerate(events) if isinstance(e, PlayEvent)]
+        if k >= len(at):
+            return False
+        del events[at[k]]
+        try:
+            trial = Referee.from_events(events)
+            calls = trial.apply({"event": "play", "seat": head["seat"], "card": head["card"]})
+        except Exception:  # a deal that does not replay without it: it mattered
+            return True
+        return not any(isinstance(c, ViolationCall) and (c.rule, c.seat) == (call.rule, call.seat) for c in calls)
+
+    def _still_applied(self, head: Mapping[str, Any]) -> bool:
+        """Whether the play a premise question is about is still where it was."""
+        k = int(head.get("index", -1))
+        return 0 <= k < len(self.applied) and (self.applied[k].get("seat"), self.applied[k].get("card")) == (
+            head["seat"], head["correction"])
+
+    def _premise_answer(self, head: Mapping[str, Any], event: Mapping[str, Any]) -> list[Event]:
+        """The operator's answer about an earlier play a violation rests on: another card
+        named replaces it; "no" (or the same card) marks it verified."""
+        if not self._still_applied(head):
+            return []
+        k = int(head["index"])
+        card = event.get("card", head["card"]) if event.get("accept", True) else None
+        if card is None or str(card) == str(head["correction"]):
+            self.applied[k]["verified"] = True
+            return []
+        return self._amend(k, str(card), head.get("track"))
+
+    def _amend(self, k: int, card: str, track: Any) -> list[Event]:
+        """Replace the ``k``-th play of the deal by ``card``: the plays after it are taken back
+        and played again as they were (the referee's undo retracts the last play)."""
+        later = [dict(p) for p in self.applied[k + 1:]]
+        seat = str(self.applied[k]["seat"])
+        out: list[Event] = []
+        for _ in range(len(later) + 1):
+            out += self.apply({"event": "undo"})
+        if len(self.applied) != k:
+            return [*out, {"call": "error", "detail": f"correction: could not take back {seat}'s play"}]
+        self.tracker.settle(int(track) if track is not None else None, card, seat)
+        out += self.apply({"event": "play", "seat": seat, "card": card, "confirmed": True})
+        for play in later:
+            out += self._apply_play(play)
+        return out
+
+    def _apply_play(self, play: Mapping[str, Any]) -> list[Event]:
+        """Apply a play; its record in :attr:`applied` keeps what the referee does not need
+        (the camera's track and alternatives, whether the operator verified it)."""
+        out = self.apply({k: play[k] for k in _PLAY_KEYS if k in play})
+        if self.applied and (self.applied[-1].get("seat"), self.applied[-1].get("card")) == (
+                play.get("seat"), play.get("card")):
+            self.applied[-1].update({k: play[k] for k in _META_KEYS if k in play})
+        return out
 
     def _correctable(self, head: Mapping[str, Any]) -> bool:
         """Whether the play a correction is about is still the last play of the trick in

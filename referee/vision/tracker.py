@@ -795,10 +795,11 @@ class PlayTracker:
             "confidence": round(min(1.0, confidence), 3),
             "t": round(t, 3),
             "track": track.id,  # for settle() once the operator has named the card
+            # the next guesses, sure play or not: a question about it later offers them
+            "alternatives": [c for c, _ in alternatives],
         }
         if uncertain:
             event["uncertain"] = True
-            event["alternatives"] = [c for c, _ in alternatives]
         self._note(track, t, "play", seat=seat, card=card, uncertain=uncertain)
         return event
 

@@ -262,6 +262,10 @@ def test_the_operator_can_confirm_a_play_that_breaks_a_rule() -> None:
     arbiter.camera([play("N", "coppe_3")], 1.0)
     arbiter.camera([play("W", "coppe_3")], 2.0)
     out = arbiter.answer({"event": "confirm"})
+    # the card "already seen" was N's, a camera read: checked first (see test_tracker_premises)
+    assert [(c["call"], c["seat"], c.get("correction"), c.get("premise")) for c in out] == [
+        ("confirm", "N", "coppe_3", True)]
+    out = arbiter.answer({"event": "confirm", "accept": False})
     assert [c["rule"] for c in out if c["call"] == "violation"] == ["duplicate_card"]
 
 
