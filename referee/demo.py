@@ -128,7 +128,15 @@ class SimOperator:
     def ask(self, call: Call, t: float) -> None:
         self.asked += 1
         # A multiset: binocolo's deck has two of every card, so one seat may lay the same code twice.
-        got = Counter(_standing_plays(self.referee.accepted))
+        standing = _standing_plays(self.referee.accepted)
+        if call.get("premise"):  # "was that earlier card really X?": the card that seat laid there
+            seat, k = str(call["seat"]), int(call.get("index", 0))
+            nth = sum(1 for s, _ in standing[:k] if s == seat)
+            laid = [p for p in self.plays if p.seat == seat]
+            self.pending.append({"event": "confirm", "card": laid[nth].card} if nth < len(laid)
+                                else {"event": "confirm", "accept": False})
+            return
+        got = Counter(standing)
         waiting = []
         for p in self.plays:
             if p.seat != call["seat"] or p.t > t + 1e-6:

@@ -29,7 +29,9 @@ box (``referee run``, :class:`referee.box.app.Box`), so the live decisions are w
   1, held-out Knoll print, the table-style French candidate s7: N's AC was read AS at 0.93-0.98
   in every frame and played surely; S's 10C and E's 9C, named by the operator, became false
   revokes, the trick went to S and every later trick was out of step (6 false calls, 2 wrong
-  winners).  The operator naming another card replaces that play (the plays after it are taken
+  winners).  Likewise a lead out of turn that the seat on turn says it did not forestall rests
+  on who won the last trick: the leader's own card there and the winning card are asked about
+  first.  The operator naming another card replaces that play (the plays after it are taken
   back and played again); "no" lets the violation stand;
 
 * a camera play with ``"correction": X`` says a card already played as X, still lying in the
@@ -239,6 +241,11 @@ class PlayArbiter:
             if missed is not None:
                 self.queue.insert(0, missed)
                 head = missed
+            if head.get("checked") and not head.get("uncertain"):
+                premise = self._turn_premise(head)
+                if premise is not None:
+                    self.queue.insert(0, premise)
+                    head = premise
             if not head.get("uncertain") and float(head.get("confidence", 1.0)) >= self.confirm_below:
                 rule = self._violation_if_played(head)
                 if rule is not None:  # a sure read the rules call a violation: likelier a misread
@@ -256,6 +263,7 @@ class PlayArbiter:
                     call["violation"] = head["violation"]  # "really this card? it breaks a rule"
                 if head.get("premise"):
                     call["premise"] = True  # "was that earlier card really X?" (a violation rests on it)
+                    call["index"] = head["index"]  # which play of the deal (0 = the first card)
                 out.append(call)
                 break
             self.queue.pop(0)
@@ -298,10 +306,10 @@ class PlayArbiter:
         deal = self.referee_of().deal
         if not calls or deal is None:
             return None
+        if not self._aligned():
+            return None  # the arbiter did not see every play of this deal (a resumed box): never guess
         plays = [(t.number, s, c.code) for t in [*deal.tricks, *([deal.trick] if deal.trick else [])]
                  for s, c in t.plays]
-        if [(s, c) for _, s, c in plays] != [(p.get("seat"), p.get("card")) for p in self.applied]:
-            return None  # the arbiter did not see every play of this deal (a resumed box): never guess
         call = calls[0]
         same = sorted((k for k, (_, _, c) in enumerate(plays) if call.rule == "duplicate_card" and c == call.card),
                       key=lambda k: float(self.applied[k].get("confidence") or 1.0))  # least sure first
@@ -310,13 +318,49 @@ class PlayArbiter:
             play = self.applied[k]
             if play.get("confirmed") or play.get("verified") or not self._rests_on(k, head, call):
                 continue
-            card = str(play["card"])
-            guesses = [str(c) for c in play.get("alternatives", []) if str(c) != card]
-            return {"event": "play", "seat": play["seat"], "card": guesses[0] if guesses else card,
-                    "correction": card, "premise": True, "index": k, "violation": call.rule, "uncertain": True,
-                    "confidence": play.get("confidence"), "alternatives": [card, *guesses[1:]],
-                    "track": play.get("track")}
+            return self._premise_about(k, call.rule)
         return None
+
+    def _turn_premise(self, head: Mapping[str, Any]) -> Event | None:
+        """A question about the last trick's camera plays nobody confirmed when ``head`` would
+        lead out of turn although the seat on turn said it had not played: who leads rests on
+        who won that trick, i.e. on ``head``'s seat's own card there and the winning card.
+        Binocolo seed 1 (Knoll, s7 candidate): S's AC read AS at 0.95 gave the trick to E,
+        and S's next lead was called out of turn."""
+        referee = self.referee_of()
+        deal, turn = referee.deal, referee.turn
+        if deal is None or turn is None or head.get("seat") == turn or not deal.tricks:
+            return None
+        if deal.trick is not None and deal.trick.plays:
+            return None  # mid-trick: the order of the seats, not the lead, is in question
+        if not self._aligned():
+            return None
+        last = deal.tricks[-1].plays
+        start = len(self.applied) - len(last)
+        for seat in (head.get("seat"), turn):
+            k = next((start + i for i, (s, _) in enumerate(last) if s == seat), None)
+            if k is None or self.applied[k].get("confirmed") or self.applied[k].get("verified"):
+                continue
+            return self._premise_about(k, "out_of_turn")
+        return None
+
+    def _aligned(self) -> bool:
+        """Whether :attr:`applied` holds exactly the deal's plays (the arbiter saw them all)."""
+        deal = self.referee_of().deal
+        if deal is None:
+            return False
+        plays = [(s, c.code) for t in [*deal.tricks, *([deal.trick] if deal.trick else [])] for s, c in t.plays]
+        return plays == [(p.get("seat"), p.get("card")) for p in self.applied]
+
+    def _premise_about(self, k: int, rule: str) -> Event:
+        """The question about the deal's ``k``-th play that a ``rule`` call would rest on."""
+        play = self.applied[k]
+        card = str(play["card"])
+        guesses = [str(c) for c in play.get("alternatives", []) if str(c) != card]
+        return {"event": "play", "seat": play["seat"], "card": guesses[0] if guesses else card,
+                "correction": card, "premise": True, "index": k, "violation": rule, "uncertain": True,
+                "confidence": play.get("confidence"), "alternatives": [card, *guesses[1:]],
+                "track": play.get("track")}
 
     def _rests_on(self, k: int, head: Mapping[str, Any], call: ViolationCall) -> bool:
         """Whether ``call`` rests on the deal's ``k``-th play: without it, ``head`` would not

@@ -100,27 +100,55 @@ def test_a_legal_card_the_operator_names_asks_nothing_more() -> None:
     assert cards(ref) == [("N", "AS"), ("W", "KC"), ("S", "QS")]
 
 
-def test_a_card_already_seen_asks_about_the_earlier_sighting_and_replays_the_later_tricks() -> None:
-    # Trick 6 of the same deal (after the fix above): S's AC read AS at 0.95 while one AS was
-    # left, played surely, the trick given to E; S's lead of the next trick became out of
-    # turn, and N's AS, named by the operator, a duplicate.  The earlier sightings of AS are
-    # what to check; the plays after the one put right are played again.
-    arbiter, ref, _ = setup()
-    first_trick(arbiter)  # N's AS: the first copy
+def test_a_card_already_seen_asks_about_the_earlier_sighting_and_replays_the_later_plays() -> None:
+    # The s7 candidate reads Knoll's suits alike (AC as AS, JC as JS, QH as QD...): a sure
+    # misread of another copy of a card makes the card's true second copy a duplicate later.
+    arbiter, ref, tracker = setup()
+    first_trick(arbiter)
+    arbiter.camera([sure("N", "10D", 5, []), sure("W", "QD", 6, []), {**sure("S", "QD", 7, ["QH"]), "confidence": 0.93},
+                    sure("E", "9D", 8, [])], 20.0)  # S really laid QH: N takes the trick either way
+    arbiter.camera([sure("N", "KD", 9, [])], 25.0)
+    arbiter.camera([unsure("W", "KD", 10)], 26.0)
+    out = arbiter.answer({"event": "confirm", "card": "QD"})  # W's second QD: the one S's read took
+    assert [(c["seat"], c.get("correction"), c.get("violation"), c.get("index")) for c in out
+            if c["call"] == "confirm"] == [("S", "QD", "duplicate_card", 6)]  # the less sure sighting (W's was 0.95)
+    out = arbiter.answer({"event": "confirm", "card": "QH"})
+    assert not any(c["call"] == "violation" for c in out)
+    assert [c["winner"] for c in out if c["call"] == "trick"] == ["N"]  # trick 2 played again
+    assert cards(ref) == [("N", "KD"), ("W", "QD")] and (7, "QH", "S") in tracker.settled
+
+
+def misread_trick(arbiter: PlayArbiter) -> None:
+    """Trick 2 with S's AC read surely as AS: the trick goes to E (QC) instead of S."""
     arbiter.camera([sure("N", "JC", 5, []), sure("W", "AD", 6, []), {**sure("S", "AS", 7, ["JC", "AC"]), "confidence": 0.93},
                     sure("E", "QC", 8, [])], 20.0)
-    assert ref.turn == "E"  # JC led, E's QC the highest trump: E leads next
+
+
+def test_a_lead_out_of_turn_after_the_seat_on_turn_said_no_asks_about_the_last_tricks_cards() -> None:
+    # Trick 7 of the deal: S, who really won trick 6 with AC, led JS; the referee had E on
+    # lead, E said it had not played, and S's JS was called out of turn (later withdrawn).
+    arbiter, ref, tracker = setup()
+    first_trick(arbiter)
+    misread_trick(arbiter)
+    assert ref.turn == "E"
     out = arbiter.camera([sure("S", "JS", 9, [])], 25.0)
-    assert [(c["call"], c["seat"], c.get("missed")) for c in out] == [("confirm", "E", True)]
+    assert [(c["seat"], c.get("missed")) for c in out if c["call"] == "confirm"] == [("E", True)]
     out = arbiter.answer({"event": "confirm", "accept": False})
-    assert [(c["seat"], c["rule"]) for c in out if c["call"] == "violation"] == [("S", "out_of_turn")]
-    arbiter.camera([sure("E", "9S", 10, [])], 26.0)
-    arbiter.camera([unsure("N", "KS", 11)], 27.0)
-    out = arbiter.answer({"event": "confirm", "card": "AS"})  # the second copy of AS, seen again
-    assert [(c["seat"], c.get("correction"), c.get("violation")) for c in out if c["call"] == "confirm"] == [
-        ("S", "AS", "duplicate_card")]  # the less sure sighting first (0.93 vs N's 0.95 of trick 1)
+    assert [(c["call"], c["seat"], c.get("correction"), c.get("violation"), c.get("index")) for c in out] == [
+        ("confirm", "S", "AS", "out_of_turn", 6)]  # S's own card of the last trick first
     out = arbiter.answer({"event": "confirm", "card": "AC"})
     assert not any(c["call"] == "violation" for c in out)
-    assert [(c["seat"], c["rule"]) for c in out if c["call"] == "withdrawn"] == [("S", "out_of_turn")]
-    assert [c["winner"] for c in out if c["call"] == "trick"] == ["S"]  # AC, the highest trump
-    assert cards(ref) == [("S", "JS"), ("E", "9S"), ("N", "AS")]
+    assert [c["winner"] for c in out if c["call"] == "trick"] == ["S"]
+    assert cards(ref) == [("S", "JS")] and (7, "AC", "S") in tracker.settled
+
+
+def test_a_lead_out_of_turn_stands_once_the_last_tricks_deciding_cards_are_confirmed() -> None:
+    arbiter, _, _ = setup()
+    first_trick(arbiter)
+    misread_trick(arbiter)
+    arbiter.camera([sure("S", "JS", 9, [])], 25.0)
+    arbiter.answer({"event": "confirm", "accept": False})  # E did not play
+    out = arbiter.answer({"event": "confirm", "accept": False})  # S's card was AS
+    assert [(c["seat"], c.get("correction")) for c in out if c["call"] == "confirm"] == [("E", "QC")]  # the winner's
+    out = arbiter.answer({"event": "confirm", "accept": False})
+    assert [(c["seat"], c["rule"]) for c in out if c["call"] == "violation"] == [("S", "out_of_turn")]

@@ -223,8 +223,11 @@ def test_by_default_a_clear_out_of_turn_play_is_asked_about_before_it_is_called(
     ref = Referee()
     live = two_whole_tricks_then_w_out_of_turn()
     loop = WatchLoop(live, ref, "briscola-4", SEATS)  # type: ignore[arg-type]
-    out = steps(loop, 5, {0: [briscola4_deal()], 4: [{"event": "confirm", "accept": False}]})
-    assert [(c["seat"], c["card"], c.get("missed")) for c in out if c["call"] == "confirm"] == [("N", None, True)]
+    no = [{"event": "confirm", "accept": False}]
+    out = steps(loop, 7, {0: [briscola4_deal()], 4: no, 5: no, 6: no})
+    # did N play? then who won the last trick: W's own card there, and the winning card
+    assert [(c["seat"], c.get("correction"), c.get("missed")) for c in out if c["call"] == "confirm"] == [
+        ("N", None, True), ("W", "spade_2", None), ("N", "spade_1", None)]
     assert [(c["seat"], c["rule"]) for c in out if c["call"] == "violation"] == [("W", "out_of_turn")]
 
 
