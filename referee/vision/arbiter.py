@@ -214,7 +214,8 @@ class PlayArbiter:
             # second play (else the seat "plays" it again, a phantom out of turn).
             self.queue = [q for q in self.queue if (q.get("seat"), q.get("card")) != (seat, str(card))]
             # The named play goes first, through the premise check (_drain) before it is applied.
-            self.queue.insert(0, {"event": "play", "seat": seat, "card": str(card), "named": True})
+            self.queue.insert(0, {"event": "play", "seat": seat, "card": str(card), "named": True,
+                                  "was_missed": bool(head.get("missed"))})
         return out + self._drain()
 
     # -- camera plays ----------------------------------------------------------------------
@@ -226,7 +227,10 @@ class PlayArbiter:
                 premise = self._premise_question(head)
                 if premise is None:
                     self.queue.pop(0)
-                    out += self.apply({"event": "play", "seat": head["seat"], "card": head["card"], "confirmed": True})
+                    named = {"event": "play", "seat": head["seat"], "card": head["card"], "confirmed": True}
+                    if head.get("was_missed"):  # the record says so even when a premise came between
+                        named["missed"] = True  # (ignored by the rules core; the box's trust count)
+                    out += self.apply(named)
                     continue
                 self.queue.insert(0, premise)
                 head = premise

@@ -152,3 +152,27 @@ def test_a_lead_out_of_turn_stands_once_the_last_tricks_deciding_cards_are_confi
     assert [(c["seat"], c.get("correction")) for c in out if c["call"] == "confirm"] == [("E", "QC")]  # the winner's
     out = arbiter.answer({"event": "confirm", "accept": False})
     assert [(c["seat"], c["rule"]) for c in out if c["call"] == "violation"] == [("S", "out_of_turn")]
+
+
+def test_a_missed_card_named_before_a_premise_question_is_still_recorded_as_missed() -> None:
+    # The box's record marks a card the operator named after "did <seat> play?" (its trust
+    # count after a restart); a premise question between the answer and the play must keep it.
+    arbiter, ref, _ = setup()
+    fed: list[dict[str, Any]] = []
+    apply = arbiter.apply
+
+    def recording(event: dict[str, Any]) -> list[dict[str, Any]]:
+        fed.append(dict(event))
+        return apply(event)
+
+    arbiter.apply = recording
+    first_trick(arbiter)
+    arbiter.camera([sure("N", "AS", 5, ["AC"]), sure("W", "KC", 6, [])], 13.0)
+    out = arbiter.camera([sure("E", "9C", 8, [])], 20.0)  # S's card never seen
+    assert [(c["seat"], c.get("missed")) for c in out if c["call"] == "confirm"] == [("S", True)]
+    out = arbiter.answer({"event": "confirm", "card": "10C"})
+    assert [(c["seat"], c.get("premise")) for c in out if c["call"] == "confirm"] == [("N", True)]
+    arbiter.answer({"event": "confirm", "card": "AC"})
+    assert [(e["seat"], e["card"]) for e in fed if e.get("missed")] == [("S", "10C")]
+    assert ref.deal is not None
+    assert [(s, c.code) for s, c in ref.deal.tricks[-1].plays] == [("N", "AC"), ("W", "KC"), ("S", "10C"), ("E", "9C")]
