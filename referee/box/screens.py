@@ -208,7 +208,8 @@ class ConfirmScreen(Screen):
     ``missed``: the camera may have missed ``seat``'s play: "did <seat> play?" with its guess
     (OK = yes, that card; left = no; right = another card). ``violation``: the card, read
     surely, would break that rule (likelier a misread): the rule is named under the card.
-    ``instead_of``: the card already played that this one would replace (a correction)."""
+    ``instead_of``: the card already played that this one would replace (a correction, or a
+    premise question: an earlier camera read a violation would rest on)."""
 
     seat: str
     card: str
@@ -222,6 +223,10 @@ class ConfirmScreen(Screen):
         the one the operator is on), saying why a sure read is asked. Written once for the
         box and the demo."""
         violation, correction = question.get("violation"), question.get("correction")
+        if question.get("premise"):
+            # "was that earlier card really X?": the card is what is asked, not the rule it
+            # would break; the screen reads "<seat>: <guess> / instead of X?"
+            violation = None
         return cls(str(question.get("seat")), card, missed=bool(question.get("missed")),
                    violation=str(violation) if violation else None,
                    instead_of=str(correction) if correction else None)

@@ -1,0 +1,19 @@
+"""The screen of the arbiter's premise question ("was that earlier card really X?")."""
+
+from __future__ import annotations
+
+from referee.box.screens import ConfirmScreen
+
+PREMISE = {"call": "confirm", "seat": "N", "card": "AC", "correction": "AS", "violation": "revoke",
+           "premise": True, "index": 4}
+
+
+def test_a_premise_question_asks_about_the_earlier_card_not_the_rule() -> None:
+    # N's lead was read AS; a revoke would rest on it: the table checks N's card, so the screen
+    # says "N: AC instead of AS?", not "revoke?" under a card nobody is about to play
+    assert ConfirmScreen.for_question(PREMISE, "AC") == ConfirmScreen("N", "AC", instead_of="AS")
+
+
+def test_a_sure_read_that_would_break_a_rule_still_names_the_rule() -> None:
+    question = {k: v for k, v in PREMISE.items() if k not in ("premise", "index", "correction")}
+    assert ConfirmScreen.for_question(question, "AC") == ConfirmScreen("N", "AC", violation="revoke")
