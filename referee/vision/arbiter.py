@@ -52,7 +52,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from referee.errors import ConfigError
+from referee.cards import FRENCH_SUITS, ITALIAN_SUITS, Card, parse_card
+from referee.errors import BadCardError, ConfigError
 from referee.rules import Referee
 from referee.rules.calls import ViolationCall
 from referee.rules.events import PlayEvent
@@ -361,6 +362,10 @@ class PlayArbiter:
         play = self.applied[k]
         card = str(play["card"])
         guesses = [str(c) for c in play.get("alternatives", []) if str(c) != card]
+        # The box's operator can name only the cards offered: after the camera's own guesses,
+        # the same rank in the other suits (the Knoll print's sure misreads were suits: AC
+        # read AS, JC read JS), so the true card is usually among them.
+        guesses += [c for c in _other_suits(card) if c not in guesses]
         return {"event": "play", "seat": play["seat"], "card": guesses[0] if guesses else card,
                 "correction": card, "premise": True, "index": k, "violation": rule, "uncertain": True,
                 "confidence": play.get("confidence"), "alternatives": [card, *guesses[1:]],
@@ -483,3 +488,13 @@ class PlayArbiter:
         guess = self.tracker.best_guess(evidence) if evidence is not None else None
         return {"event": "play", "seat": seat, "card": guess, "uncertain": True, "missed": True,
                 "confidence": 0.0, "alternatives": [], "track": evidence.id if evidence is not None else None}
+
+
+def _other_suits(code: str) -> list[str]:
+    """The same rank in the other suits of its deck (none for a code that is not a card)."""
+    try:
+        card = parse_card(code)
+    except BadCardError:
+        return []
+    suits = ITALIAN_SUITS if card.italian else FRENCH_SUITS
+    return [Card(suit, card.rank).code for suit in suits if suit != card.suit]

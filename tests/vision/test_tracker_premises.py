@@ -176,3 +176,15 @@ def test_a_missed_card_named_before_a_premise_question_is_still_recorded_as_miss
     assert [(e["seat"], e["card"]) for e in fed if e.get("missed")] == [("S", "10C")]
     assert ref.deal is not None
     assert [(s, c.code) for s, c in ref.deal.tricks[-1].plays] == [("N", "AC"), ("W", "KC"), ("S", "10C"), ("E", "9C")]
+
+
+def test_a_premise_question_offers_the_same_rank_in_the_other_suits_after_the_cameras_guesses() -> None:
+    # the box's operator can name only the cards offered; the camera's alternatives for N's
+    # "AS" were QS and KC, the card N laid was AC (a sure suit misread, as on the Knoll print)
+    arbiter = setup()[0]
+    first_trick(arbiter)
+    arbiter.camera([sure("N", "AS", 5, ["QS", "KC"]), sure("W", "KC", 6, [])], 13.0)
+    arbiter.camera([unsure("S", "10S", 8)], 18.6)
+    (question,) = arbiter.answer({"event": "confirm", "card": "10C"})
+    assert question["premise"] and question["card"] == "QS"
+    assert question["alternatives"] == ["AS", "KC", "AC", "AD", "AH"]
