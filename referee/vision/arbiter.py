@@ -57,6 +57,7 @@ from referee.errors import BadCardError, ConfigError
 from referee.rules import Referee
 from referee.rules.calls import ViolationCall
 from referee.rules.events import PlayEvent
+from referee.rules.state import DealState
 
 Event = dict[str, Any]
 #: the usual ``trust_after`` for a table that opts in to out-of-turn calls from the camera:
@@ -313,8 +314,7 @@ class PlayArbiter:
             return None
         if not self._aligned():
             return None  # the arbiter did not see every play of this deal (a resumed box): never guess
-        plays = [(t.number, s, c.code) for t in [*deal.tricks, *([deal.trick] if deal.trick else [])]
-                 for s, c in t.plays]
+        plays = _deal_plays(deal)
         call = calls[0]
         same = sorted((k for k, (_, _, c) in enumerate(plays) if call.rule == "duplicate_card" and c == call.card),
                       key=lambda k: float(self.applied[k].get("confidence") or 1.0))  # least sure first
@@ -354,8 +354,7 @@ class PlayArbiter:
         deal = self.referee_of().deal
         if deal is None:
             return False
-        plays = [(s, c.code) for t in [*deal.tricks, *([deal.trick] if deal.trick else [])] for s, c in t.plays]
-        return plays == [(p.get("seat"), p.get("card")) for p in self.applied]
+        return [(s, c) for _, s, c in _deal_plays(deal)] == [(p.get("seat"), p.get("card")) for p in self.applied]
 
     def _premise_about(self, k: int, rule: str) -> Event:
         """The question about the deal's ``k``-th play that a ``rule`` call would rest on."""
@@ -498,3 +497,9 @@ def _other_suits(code: str) -> list[str]:
         return []
     suits = ITALIAN_SUITS if card.italian else FRENCH_SUITS
     return [Card(suit, card.rank).code for suit in suits if suit != card.suit]
+
+
+def _deal_plays(deal: DealState) -> list[tuple[int, str, str]]:
+    """(trick number, seat, card code) of every play of ``deal`` so far, in order."""
+    tricks = [*deal.tricks, *([deal.trick] if deal.trick else [])]
+    return [(t.number, s, c.code) for t in tricks for s, c in t.plays]
