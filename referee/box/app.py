@@ -78,6 +78,7 @@ class Box:
         self.pending: dict[str, Any] | None = None  # a play the camera is unsure of
         self.pending_pos: int | None = None
         self.candidates: list[str] = []  # the unsure play's card, then the tracker's alternatives
+        self.candidate_at = 0  # the candidate the question shows now (right: the next one)
         self.menu: ContractMenu | DealCardMenu | None = None
         #: the camera's plays go through the live loop's decisions (as in ``referee watch``)
         #: once :meth:`attach_vision` gave the box the play tracker; until then they are
@@ -198,15 +199,18 @@ class Box:
         return calls
 
     def _ask_confirm(self, event: dict[str, Any], source_pos: int | None) -> list[dict[str, Any]]:
-        """Hold an unsure play: OK accepts it, right shows the next candidate, left drops it."""
-        alternatives = event.get("alternatives")
-        self.candidates = [str(event.get("card"))] + (
-            [str(c) for c in alternatives] if isinstance(alternatives, list) else []
-        )
+        """Hold an unsure play: OK accepts it, right shows the next candidate (after the last,
+        the card picker), left drops it."""
+        self._offer(event.get("card"), event.get("alternatives"))
         self.pending, self.pending_pos = event, source_pos
         self.signals.unsure(str(event.get("seat")))
-        self.display.show(ConfirmScreen(str(event.get("seat")), self.candidates[0]))
+        self.display.show(self._question_screen())
         return []
+
+    def _offer(self, card: Any, alternatives: Any) -> None:
+        """The cards a question offers, in order: the camera's, then its alternatives."""
+        offered = [str(card)] + ([str(c) for c in alternatives] if isinstance(alternatives, list) else [])
+        self.candidates, self.candidate_at = list(dict.fromkeys(offered)), 0
 
     # -- camera plays through the arbiter -----------------------------------------------
     def _camera_play(self, event: dict[str, Any], source_pos: int | None) -> list[dict[str, Any]]:
@@ -265,15 +269,27 @@ class Box:
         if card is None:
             self._pick_played_card(seat, None)
             return
-        alternatives = call.get("alternatives")
-        self.candidates = [str(card)] + ([str(c) for c in alternatives] if isinstance(alternatives, list) else [])
+        self._offer(card, call.get("alternatives"))
         self.display.show(self._question_screen())
 
     def _question_screen(self) -> ConfirmScreen:
         """The open question on the display, on its current candidate card, saying why a
-        sure read is asked (the rule it would break, the card it would replace)."""
+        sure read is asked (the rule it would break, the card it would replace) and whether
+        right opens the card picker next."""
         assert self.pending is not None
-        return ConfirmScreen.for_question(self.pending, self.candidates[0])
+        last = self.candidate_at == len(self.candidates) - 1
+        return ConfirmScreen.for_question(self.pending, self.candidates[self.candidate_at], more=last)
+
+    def _next_candidate(self) -> None:
+        """Right on a question: the next card offered; after the last one (a missed play's
+        guess is the only one) the card picker, on the first: the operator can name any card
+        of the deck, e.g. a rank the camera never offered (it read 7C, it was 9C)."""
+        assert self.pending is not None
+        if self.candidate_at + 1 < len(self.candidates):
+            self.candidate_at += 1
+            self.display.show(self._question_screen())
+        else:
+            self._pick_played_card(str(self.pending.get("seat")), self.candidates[0])
 
     def _pick_played_card(self, seat: str, guess: str | None) -> None:
         self.menu = PlayedCardMenu(seat, get_game(self.cfg.game.name).deck, guess)
@@ -402,11 +418,8 @@ class Box:
             return
         action = GESTURES[(button, kind)]
         if self.pending is not None and action in ("confirm", "last_trick", "score"):
-            if action == "score" and self.pending.get("missed"):  # right: another card
-                self._pick_played_card(str(self.pending.get("seat")), self.candidates[0])
-            elif action == "score":  # right: the next candidate card
-                self.candidates = self.candidates[1:] + self.candidates[:1]
-                self.display.show(self._question_screen())
+            if action == "score":  # right: another card
+                self._next_candidate()
             else:
                 self._resolve_pending(accept=action == "confirm")
         elif action == "undo":
@@ -465,10 +478,13 @@ class Box:
             return "?"
         return trick.plays[game.trick_winner(deal, trick)][0]
 
-    def _resolve_pending(self, accept: bool) -> None:
+    def _resolve_pending(self, accept: bool, card: str | None = None) -> None:
+        """Answer the open question: ``accept`` the card on screen (or ``card``, named in
+        the picker: the same answer as an offered one), or not."""
+        if accept and card is None:
+            card = self.candidates[self.candidate_at]
         if self.arbiter is not None and self.pending is not None and self.pending.get("call") == "confirm":
-            self._answer({"event": "confirm", "card": self.candidates[0]} if accept
-                         else {"event": "confirm", "accept": False})
+            self._answer({"event": "confirm", "card": card} if accept else {"event": "confirm", "accept": False})
             return
         event, pos = self.pending, self.pending_pos
         self.pending = self.pending_pos = None
@@ -476,7 +492,7 @@ class Box:
         if accept and event is not None:
             for key in ("confidence", "uncertain", "alternatives"):
                 event.pop(key, None)
-            self._apply({**event, "card": self.candidates[0], "confirmed": True}, pos)
+            self._apply({**event, "card": card, "confirmed": True}, pos)
         else:
             self._show_home()
 
@@ -488,12 +504,24 @@ class Box:
             return
         menu, pos, counted = self.menu, self.menu_pos, self.menu_counted
         self.menu = self.menu_pos = None
-        if isinstance(menu, PlayedCardMenu):  # the card a missed play was, or no play
-            self._answer(result if isinstance(result, dict) else {"event": "confirm", "accept": False})
+        if isinstance(menu, PlayedCardMenu):
+            self._picked(result)
         elif result == CANCELLED:
             self._show_home()
         elif isinstance(result, dict):
             self._apply(result, pos, from_menu=isinstance(menu, DealCardMenu) and counted)
+
+    def _picked(self, result: dict[str, Any] | str) -> None:
+        """The card picker closed: the card named answers the question as an offered one
+        would; backed out, a missed play's question is answered "no play", any other
+        question is asked again (its reject is left on the question screen)."""
+        if isinstance(result, dict):
+            self._resolve_pending(accept=True, card=str(result["card"]))
+        elif self.pending is not None and not self.pending.get("missed"):
+            self.candidate_at = 0
+            self._show_home()
+        else:
+            self._resolve_pending(accept=False)
 
     def next_deal_event(self) -> dict[str, Any]:
         """A ``deal`` event for the configured table (the camera adds what it sees, e.g. the

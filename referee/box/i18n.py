@@ -21,7 +21,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     "timer": {"it": "TEMPO", "en": "TIME"},
     "hurry": {"it": "AFFRETTATI!", "en": "HURRY UP!"},
     "confirm": {"it": "CONFERMA?", "en": "CONFIRM?"},
-    "confirm_keys": {"it": "OK=sì  ◀=no", "en": "OK=yes  ◀=no"},
+    # right: the next card offered; after the last one, the picker with every card of the deck
+    "confirm_keys": {"it": "OK=sì ◀=no ▶=altra", "en": "OK=yes ◀=no ▶=other"},
+    "confirm_keys_more": {"it": "OK=sì ◀=no ▶=tutte", "en": "OK=yes ◀=no ▶=all"},
     "missed": {"it": "{seat} HA GIOCATO?", "en": "DID {seat} PLAY?"},
     "missed_keys": {"it": "OK=sì ◀=no ▶=altra", "en": "OK=yes ◀=no ▶=other"},
     "instead_of": {"it": "al posto di {card}?", "en": "instead of {card}?"},

@@ -209,27 +209,33 @@ class ConfirmScreen(Screen):
     (OK = yes, that card; left = no; right = another card). ``violation``: the card, read
     surely, would break that rule (likelier a misread): the rule is named under the card.
     ``instead_of``: the card already played that this one would replace (a correction, or a
-    premise question: an earlier camera read a violation would rest on)."""
+    premise question: an earlier camera read a violation would rest on).
+
+    Right shows the next card offered (``▶=altra``); ``more``: this is the last one offered,
+    so right opens the card picker, where any card of the deck can be named (``▶=tutte``).
+    A missed-play screen's right always opens the picker (``▶=altra``)."""
 
     seat: str
     card: str
     missed: bool = False
     violation: str | None = None
     instead_of: str | None = None
+    more: bool = False
 
     @classmethod
-    def for_question(cls, question: Mapping[str, Any], card: str) -> ConfirmScreen:
+    def for_question(cls, question: Mapping[str, Any], card: str, more: bool = False) -> ConfirmScreen:
         """The screen for the arbiter's ``confirm`` call on ``card`` (its first candidate or
-        the one the operator is on), saying why a sure read is asked. Written once for the
-        box and the demo."""
+        the one the operator is on), saying why a sure read is asked; ``more``: the next
+        right press opens the card picker. Written once for the box and the demo."""
         violation, correction = question.get("violation"), question.get("correction")
         if question.get("premise"):
             # "was that earlier card really X?": the card is what is asked, not the rule it
             # would break; the screen reads "<seat>: <guess> / instead of X?"
             violation = None
-        return cls(str(question.get("seat")), card, missed=bool(question.get("missed")),
+        missed = bool(question.get("missed"))
+        return cls(str(question.get("seat")), card, missed=missed,
                    violation=str(violation) if violation else None,
-                   instead_of=str(correction) if correction else None)
+                   instead_of=str(correction) if correction else None, more=more and not missed)
 
     def paint(self, c: Canvas, lang: str) -> None:
         if self.missed:
@@ -247,7 +253,7 @@ class ConfirmScreen(Screen):
         else:
             why = card_long(lang, self.card) + "?"
         c.text(why, (0, 39, WIDTH, 51), largest=12)
-        c.text(tr(lang, "confirm_keys"), (0, 52, WIDTH, HEIGHT), largest=11)
+        c.text(tr(lang, "confirm_keys_more" if self.more else "confirm_keys"), (0, 52, WIDTH, HEIGHT), largest=11)
 
 
 @dataclass(frozen=True)

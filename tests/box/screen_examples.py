@@ -38,6 +38,9 @@ EXAMPLES: dict[str, Screen] = {
     "confirm_missed": ConfirmScreen(seat="N", card="coppe_3", missed=True),
     "confirm_violation": ConfirmScreen(seat="W", card="8C", violation="revoke"),
     "confirm_correction": ConfirmScreen(seat="E", card="coppe_9", instead_of="coppe_8"),
+    # the last card offered: right opens the picker with every card of the deck
+    "confirm_more": ConfirmScreen(seat="S", card="bastoni_9", more=True),
+    "confirm_premise_more": ConfirmScreen(seat="N", card="AC", instead_of="AS", more=True),
     "menu_played_card": MenuScreen(title="N", label_key="field_played", value="3 di coppe", step="2/2",
                                    header_key="played_card", seat="N"),
     "deal_end": ResultScreen(match=False, winner="N+S", points=[("N+S", 70), ("W+E", 50)]),

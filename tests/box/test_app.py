@@ -104,7 +104,7 @@ def test_unsure_card_waits_for_confirm(cfg: BoxConfig, clock: FakeClock) -> None
     box, signals, display = make_box(cfg, clock)
     box.handle(DEAL)
     assert box.handle({"event": "play", "seat": "N", "card": "coppe_3", "confidence": 0.4}) == []
-    assert display.last == ConfirmScreen("N", "coppe_3")
+    assert display.last == ConfirmScreen("N", "coppe_3", more=True)  # the only card offered: right opens the picker
     assert ("unsure", ("N",)) in signals.log
     assert len(box.store.events(1)) == 1  # not recorded until confirmed
     box.gesture("ok", "press")

@@ -117,7 +117,7 @@ def test_a_sure_card_that_would_break_a_rule_is_asked_naming_the_rule(cfg: BoxCo
     assert box.pending is not None and box.pending.get("violation") == "duplicate_card"
     assert display.last == ConfirmScreen("W", "spade_1", violation="duplicate_card")
     box.gesture("right", "press")  # the next candidate
-    assert display.last == ConfirmScreen("W", "spade_7", violation="duplicate_card")
+    assert display.last == ConfirmScreen("W", "spade_7", violation="duplicate_card", more=True)
     box.gesture("ok", "press")
     assert recorded_plays(box) == [("N", "spade_1"), ("W", "spade_7")]
 

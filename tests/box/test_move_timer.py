@@ -125,7 +125,7 @@ def test_the_timer_stands_while_the_operator_is_asked(cfg: BoxConfig, clock: Fak
         clock.now += 0.5
         box.tick()
     assert "time_up" not in signals.names() and box.pending is not None
-    assert on_screen(display) == ConfirmScreen("N", "spade_3")
+    assert on_screen(display) == ConfirmScreen("N", "spade_3", more=True)
     box.gesture("ok", "press")  # S's turn now: a fresh 20 s
     clock.now += 19
     box.tick()
