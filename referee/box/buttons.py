@@ -1,15 +1,21 @@
 """Three buttons (left, OK, right; to GND, internal pull-ups), short press and hold.
 
-Six gestures cover everything the table needs; in the contract menu the same buttons move
+Six gestures cover everything the table needs; while a question about a card is open a
+press answers it, and in a menu (contract, deal card, the card picker) the same buttons move
 through the menu instead (:data:`MENU_GESTURES`):
 
-========  ===============  ======================  ==========================
-button    press            hold (``pins.hold_s``)   in the menu
-========  ===============  ======================  ==========================
-left      show last trick  undo the last play      previous value / (hold) back
-OK        confirm card     open the contract menu  next field / (hold) cancel
-right     show the score   next deal               next value
-========  ===============  ======================  ==========================
+========  ===============  ======================  =========================  ============================
+button    press            hold (``pins.hold_s``)   press on a question        in the menu
+========  ===============  ======================  =========================  ============================
+left      show last trick  undo the last play      no (not that card)         previous value / (hold) back
+OK        confirm card     open the contract menu  yes, the card shown        next field / (hold) cancel
+right     show the score   next deal               next card offered; after   next value
+                                                   the last, the card picker
+========  ===============  ======================  =========================  ============================
+
+The card picker (suit, then card) names any card of the deck: OK answers the question with it;
+backed out of (hold left on the suit, or hold OK) it gives the question back, except after
+"did <seat> play?", where backing out means the seat did not play.
 
 >>> from gpiozero.pins.mock import MockFactory
 >>> buttons = Buttons(PinsConfig(), on_gesture=print, pin_factory=MockFactory())

@@ -361,9 +361,9 @@ class PlayArbiter:
         play = self.applied[k]
         card = str(play["card"])
         guesses = [str(c) for c in play.get("alternatives", []) if str(c) != card]
-        # The box's operator can name only the cards offered: after the camera's own guesses,
-        # the same rank in the other suits (the Knoll print's sure misreads were suits: AC
-        # read AS, JC read JS), so the true card is usually among them.
+        # Offered first: the camera's own guesses, then the same rank in the other suits (the
+        # Knoll print's sure misreads were suits: AC read AS, JC read JS), so the true card is
+        # usually among them; any other card is named in the box's card picker.
         guesses += [c for c in _other_suits(card) if c not in guesses]
         return {"event": "play", "seat": play["seat"], "card": guesses[0] if guesses else card,
                 "correction": card, "premise": True, "index": k, "violation": rule, "uncertain": True,

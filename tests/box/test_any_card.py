@@ -155,6 +155,20 @@ def test_without_the_camera_an_unsure_play_from_a_log_can_be_any_card(cfg: BoxCo
     assert box.referee.turn == "W" and box.pending is None
 
 
+def test_a_correction_can_name_a_third_card(cfg: BoxConfig, clock: FakeClock) -> None:
+    """The tracker now reads N's coppe_8 as coppe_9 and asks; it was the king (coppe_10),
+    which neither read offered: the play of coppe_8 is replaced by it."""
+    box, _, display = camera_box(cfg, clock, StubTracker(None))
+    box.handle(play("N", "coppe_8"))
+    box.handle({**play("N", "coppe_9", t=2.0), "correction": "coppe_8", "uncertain": True,
+                "alternatives": ["coppe_8"]})
+    assert on_screen(display) == ConfirmScreen("N", "coppe_9", instead_of="coppe_8")
+    right_until_picker(box)
+    pick(box, "coppe_10")
+    assert plays(box) == [("N", "coppe_10")] and box.referee.turn == "W"
+    assert box.store.events(1)[-1] == {"event": "play", "seat": "N", "card": "coppe_10", "confirmed": True}
+
+
 # -- a premise question: the earlier card a violation rests on ------------------------------------
 
 def duplicate_premise(cfg: BoxConfig, clock: FakeClock) -> tuple[Box, RecordingSignals, Any]:
