@@ -87,18 +87,19 @@ def _grid_samples(deck: str, args: argparse.Namespace) -> list[tuple[U8, str]]:
 
 
 def enroll(clf: CardClassifier, crops: Sequence[U8], codes: Sequence[str]) -> Enrollment:
-    """Prototypes from labelled crops; both 180-degree orientations count for each crop."""
+    """Prototypes from labelled crops: each card as photographed and turned 180 degrees."""
     for code in codes:
         if code not in clf.labels:
             raise BadCardError(f"{code!r} is not a card of the {clf.info.deck!r} deck")
     if not crops:
         raise ConfigError("no card photos to enroll")
-    both = [c for crop in crops for c in (crop, np.ascontiguousarray(crop[::-1, ::-1]))]
-    emb = np.concatenate([clf.embed(both[i:i + 32]) for i in range(0, len(both), 32)])
-    doubled = [code for code in codes for _ in range(2)]
-    prototypes = Enrollment.from_embeddings(clf.info.deck, doubled, emb, clf.model_sha256)
-    # scale and weight suited to this deck (how far the base model already reads it)
-    return fit(prototypes, clf, both, doubled)
+    turned = [np.ascontiguousarray(crop[::-1, ::-1]) for crop in crops]
+    emb, emb_turned = (np.concatenate([clf.embed(batch[i:i + 32]) for i in range(0, len(batch), 32)])
+                       for batch in (crops, turned))
+    prototypes = Enrollment.from_embeddings(clf.info.deck, codes, emb, clf.model_sha256, turned=emb_turned)
+    # scale and weight suited to this deck (how far the base model already reads it), fitted
+    # on copies of the photos both ways up, as cards are read
+    return fit(prototypes, clf, [*crops, *turned], [*codes, *codes])
 
 
 def _code_of(path: Path) -> str:
