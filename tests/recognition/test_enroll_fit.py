@@ -84,8 +84,10 @@ def test_a_real_alien_deck_enrolled_from_one_photo_per_card_reads_back_surely(ba
     after = bench.score(CardClassifier.load("french", threads=1, enrollment=e), play)
     old = bench.score(CardClassifier.load("french", threads=1, enrollment=plain), play)
     assert before.right <= 2 and before.sure_wrong >= 10  # the base model is surely wrong
-    assert after.right >= 0.9 * after.seats  # measured 49/52
-    assert after.sure >= 0.6 * after.seats and after.sure_wrong <= 2  # played without asking
+    assert after.right >= 0.95 * after.seats  # measured 52/52
+    # played without asking (measured 52 of 52 reads; 38 before whitening and turned prototypes)
+    assert after.sure >= 0.95 * after.read and after.sure_wrong == 0
+    assert after.right_csv == after.right - 3  # the CSV's three slips in game 2, read as the missing cards
     assert old.sure <= 0.2 * old.seats  # the fixed blend was never sure of this deck
 
 
@@ -93,3 +95,17 @@ def test_a_deck_the_base_model_reads_keeps_the_base_models_say(base: CardClassif
     cards = [home_card(i) for i in range(len(CODES))]
     own = [p.card for p in base.classify(cards)]  # label each card as the base model reads it
     assert enroll(base, cards, own).weight <= 0.8
+
+
+def test_a_label_the_csv_repeats_in_a_game_accepts_the_card_that_game_misses() -> None:
+    """The EPFL CSVs list e.g. KS twice in game 2 and KC never: one of the two seats is a slip."""
+    bench = load_benchmark()
+    deck = [c for c in bench.RECOGNISER_LABELS["french"] if c != "back"]
+    game = [bench.SeatCard(2, Path(f"{i}.jpg"), "bottom", code, None) for i, code in enumerate(deck) if code != "KC"]
+    game.append(bench.SeatCard(2, Path("x.jpg"), "top", "KS", None))
+    other = bench.SeatCard(3, Path("y.jpg"), "top", "KS", None)
+    resolved = bench.resolve_repeats([*game, other])
+    accept = {(c.game, c.image.name): c.accept for c in resolved}
+    assert accept[(2, "x.jpg")] == {"KS", "KC"} and accept[(2, f"{deck.index('KS')}.jpg")] == {"KS", "KC"}
+    assert accept[(2, "0.jpg")] == {deck[0]}  # a card listed once is only itself
+    assert accept[(3, "y.jpg")] == {"KS"}  # game 3 lists KS once (and misses the rest)

@@ -158,3 +158,74 @@ def test_the_centre_round_trips_and_older_files_without_one_read_as_plain_cosine
     loaded = Enrollment.load(tmp_path / "old.npz")
     assert loaded.center is None
     assert np.allclose(loaded.similarities(unit([1, 0, 0])[None]), [[1.0, 0.0]])
+
+
+def random_units(n: int, dim: int, seed: int) -> np.ndarray:
+    v = np.random.default_rng(seed).normal(size=(n, dim)).astype(np.float32)
+    out: np.ndarray = v / np.linalg.norm(v, axis=1, keepdims=True)
+    return out
+
+
+def test_a_card_put_down_the_other_way_up_matches_its_turned_prototype() -> None:
+    """The embedding is not turn-invariant: a card photographed one way up and read the other
+    way matches a prototype of its turned photo, not a blur of the two ways."""
+    codes = [f"C{i}" for i in range(10)]
+    up, turned = random_units(10, 32, 1), random_units(10, 32, 2)
+    e = Enrollment.from_embeddings("test", codes, up, "sha", turned=turned, centered=False)
+    both = Enrollment.from_embeddings("test", codes * 2, np.concatenate([up, turned]), "sha", centered=False)
+    for reads in (up, turned):
+        assert np.allclose(np.diag(e.similarities(reads)), 1.0, atol=1e-5)
+    assert np.diag(both.similarities(turned)).max() < 0.9  # one averaged prototype matches neither
+
+
+def pip_twins(noise: float, seed: int) -> tuple[list[str], np.ndarray]:
+    """12 cards: 6 faces far apart, each in two suits told apart only by a small pip (a short
+    offset along one direction), plus ``noise``."""
+    rng = np.random.default_rng(seed)
+    faces = random_units(6, 24, 3) * 3.0
+    pip = np.zeros(24, np.float32)
+    pip[0] = 0.25
+    emb = np.concatenate([faces + pip, faces - pip]) + rng.normal(0, noise, (12, 24)).astype(np.float32)
+    return [f"F{i}{s}" for s in "HS" for i in range(6)], emb.astype(np.float32)
+
+
+def test_whitening_reads_cards_that_differ_only_in_a_small_pip_surely() -> None:
+    codes, emb = pip_twins(0.0, 0)
+    white = Enrollment.from_embeddings("test", codes, emb, "sha").with_fit(1.0, 15.0)
+    plain = Enrollment.from_embeddings("test", codes, emb, "sha", whiten_shrink=None).with_fit(1.0, 15.0)
+    assert white.whiten is not None and plain.whiten is None
+    _, reads = pip_twins(0.02, 1)  # the same cards photographed again
+    labels = (*codes, BACK)
+    base = np.full((12, 13), 0.99 / 12, np.float32)  # a base model that knows no card of this deck
+    base[:, -1] = 0.01
+    for e, sure in ((white, True), (plain, False)):
+        out = e.blend(base, reads, labels)
+        assert (out.argmax(axis=1) == np.arange(12)).all()
+        assert bool((out.max(axis=1) >= 0.8).all()) is sure
+
+
+def test_whitening_and_turned_prototypes_round_trip_and_older_files_have_neither(tmp_path: Path) -> None:
+    codes, emb = pip_twins(0.0, 0)
+    e = Enrollment.from_embeddings("test", codes, emb, "sha", turned=emb[::-1].copy())
+    e.save(tmp_path / "deck.npz")
+    back = Enrollment.load(tmp_path / "deck.npz")
+    assert back.whiten is not None and back.turned is not None
+    assert np.allclose(back.similarities(emb), e.similarities(emb), atol=1e-5)
+    old = enrollment()
+    np.savez_compressed(tmp_path / "old.npz", deck=old.deck, codes=np.array(old.codes), prototypes=old.prototypes,
+                        model_sha256=old.model_sha256, weight=old.weight, scale=old.scale,
+                        center=np.zeros(3, np.float32))
+    loaded = Enrollment.load(tmp_path / "old.npz")
+    assert loaded.whiten is None and loaded.turned is None
+    assert np.allclose(loaded.similarities(unit([0, 1, 0])[None]), [[0.0, 1.0]])
+
+
+def test_an_enrollment_file_whose_arrays_do_not_fit_names_itself(tmp_path: Path) -> None:
+    codes, emb = pip_twins(0.0, 0)
+    e = Enrollment.from_embeddings("test", codes, emb, "sha", turned=emb.copy())
+    assert e.center is not None and e.whiten is not None
+    np.savez_compressed(tmp_path / "cut.npz", deck=e.deck, codes=np.array(e.codes), prototypes=e.prototypes,
+                        model_sha256=e.model_sha256, weight=e.weight, scale=e.scale,
+                        center=e.center, whiten=e.whiten, turned=e.prototypes[:5])
+    with pytest.raises(ModelError, match=r"cut\.npz: turned has shape \(5, 24\)"):
+        Enrollment.load(tmp_path / "cut.npz")
