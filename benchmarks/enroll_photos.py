@@ -185,7 +185,7 @@ def pipeline_score(clf: CardClassifier, cards: list[SeatCard]) -> tuple[int, int
         sides = [side_of(np.mean(np.array(d["quad"], np.float32), axis=0), image.shape) for d in found]
         dets += len(found)
         for c in seat_cards:
-            hits = [d["card"] == c.code for d, side in zip(found, sides, strict=True) if side == c.side]
+            hits = [d["card"] in c.accept for d, side in zip(found, sides, strict=True) if side == c.side]
             seats += 1
             right += any(hits)
             good += sum(hits)
