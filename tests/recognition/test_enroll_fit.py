@@ -83,7 +83,7 @@ def test_a_real_alien_deck_enrolled_from_one_photo_per_card_reads_back_surely(ba
     before = bench.score(base, play)
     after = bench.score(CardClassifier.load("french", threads=1, enrollment=e), play)
     old = bench.score(CardClassifier.load("french", threads=1, enrollment=plain), play)
-    assert before.right <= 2 and before.sure_wrong >= 10  # the base model is surely wrong
+    assert before.right <= 0.1 * before.seats and before.sure_wrong >= 10  # the base model is surely wrong
     assert after.right >= 0.95 * after.seats  # measured 52/52
     # played without asking (measured 52 of 52 reads; 38 before whitening and turned prototypes)
     assert after.sure >= 0.95 * after.read and after.sure_wrong == 0
