@@ -27,6 +27,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "missed": {"it": "{seat} HA GIOCATO?", "en": "DID {seat} PLAY?"},
     "missed_keys": {"it": "OK=sì ◀=no ▶=altra", "en": "OK=yes ◀=no ▶=other"},
     "instead_of": {"it": "al posto di {card}?", "en": "instead of {card}?"},
+    "as_recorded": {"it": "come registrata", "en": "as recorded"},
     "field_played": {"it": "Carta giocata da {seat}", "en": "Card {seat} played"},
     "played_card": {"it": "GIOCATA?", "en": "PLAYED?"},
     "deal_end": {"it": "FINE SMAZZATA", "en": "DEAL OVER"},

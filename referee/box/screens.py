@@ -237,6 +237,19 @@ class ConfirmScreen(Screen):
                    violation=str(violation) if violation else None,
                    instead_of=str(correction) if correction else None, more=more and not missed)
 
+    def reason(self, lang: str) -> str:
+        """The line under the card: why a sure read is asked (the rule it would break, the card
+        it would replace), else the card's long name."""
+        if self.violation:
+            return rule_name(lang, self.violation) + "?"
+        if self.instead_of == self.card:
+            # the card already recorded is one of the cards offered: OK keeps it (so does "no":
+            # no correction), so the line states it rather than asking "A♠ instead of A♠?"
+            return tr(lang, "as_recorded")
+        if self.instead_of:
+            return tr(lang, "instead_of", card=card_short(self.instead_of))
+        return card_long(lang, self.card) + "?"
+
     def paint(self, c: Canvas, lang: str) -> None:
         if self.missed:
             c.header(tr(lang, "missed", seat=self.seat))
@@ -246,13 +259,7 @@ class ConfirmScreen(Screen):
             return
         c.header(tr(lang, "confirm"))
         c.text(f"{self.seat}: {card_short(self.card)}", (0, HEADER_H + 1, WIDTH, 38), largest=24)
-        if self.violation:  # why a sure read is asked: say what it would mean
-            why = rule_name(lang, self.violation) + "?"
-        elif self.instead_of:
-            why = tr(lang, "instead_of", card=card_short(self.instead_of))
-        else:
-            why = card_long(lang, self.card) + "?"
-        c.text(why, (0, 39, WIDTH, 51), largest=12)
+        c.text(self.reason(lang), (0, 39, WIDTH, 51), largest=12)
         c.text(tr(lang, "confirm_keys_more" if self.more else "confirm_keys"), (0, 52, WIDTH, HEIGHT), largest=11)
 
 

@@ -17,3 +17,11 @@ def test_a_premise_question_asks_about_the_earlier_card_not_the_rule() -> None:
 def test_a_sure_read_that_would_break_a_rule_still_names_the_rule() -> None:
     question = {k: v for k, v in PREMISE.items() if k not in ("premise", "index", "correction")}
     assert ConfirmScreen.for_question(question, "AC") == ConfirmScreen("N", "AC", violation="revoke")
+
+
+def test_the_recorded_card_offered_back_reads_as_keeping_it() -> None:
+    # cycling a premise question's cards comes back to the card already recorded (AS): the
+    # screen says it is the card as recorded (OK keeps it), not "AS instead of AS?"
+    screen = ConfirmScreen.for_question(PREMISE, "AS")
+    assert screen.reason("it") == "come registrata" and screen.reason("en") == "as recorded"
+    assert ConfirmScreen.for_question(PREMISE, "AC").reason("it") == "al posto di A♠?"
