@@ -422,6 +422,11 @@ class Box:
                 self._next_candidate()
             else:
                 self._resolve_pending(accept=action == "confirm")
+        elif self.pending is not None and action == "next_deal":
+            # A hold of right while paging the question's cards with right presses: a new deal
+            # now would drop the play being asked about. Answer the question first.
+            log.info("next deal held while a question is open: ignored")
+            self.display.show(self._question_screen())
         elif action == "undo":
             self._undo()
         elif action == "last_trick":

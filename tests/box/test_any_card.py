@@ -246,3 +246,15 @@ def test_the_last_card_offered_says_right_opens_every_card() -> None:
     # a missed-play screen is drawn the same either way (its right always opens the picker)
     question = {"call": "confirm", "seat": "N", "card": "coppe_3", "missed": True}
     assert ConfirmScreen.for_question(question, "coppe_3", more=True) == ConfirmScreen("N", "coppe_3", missed=True)
+
+
+def test_holding_right_on_a_question_does_not_start_the_next_deal(cfg: BoxConfig, clock: FakeClock) -> None:
+    # right presses page the question's cards; a press held too long must not deal anew and
+    # drop the play being asked about
+    box, _, display = unsure_trick(cfg, clock)
+    deal = box.referee.deal
+    box.gesture("right", "hold")
+    assert box.menu is None and box.referee.deal is deal and box.pending is not None
+    assert on_screen(display) == ConfirmScreen("W", "spade_7")
+    box.gesture("ok", "press")
+    assert plays(box)[:2] == [("N", "spade_3"), ("W", "spade_7")]
