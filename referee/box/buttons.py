@@ -15,7 +15,8 @@ right     show the score   next deal               next card offered; after   ne
 
 The card picker (suit, then card) names any card of the deck: OK answers the question with it;
 backed out of (hold left on the suit, or hold OK) it gives the question back, except after
-"did <seat> play?", where backing out means the seat did not play.
+"did <seat> play?", where backing out means the seat did not play. While a question is open
+the hold of right does not start the next deal (answer the question first).
 
 >>> from gpiozero.pins.mock import MockFactory
 >>> buttons = Buttons(PinsConfig(), on_gesture=print, pin_factory=MockFactory())
