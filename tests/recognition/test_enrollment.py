@@ -184,15 +184,15 @@ def pip_twins(noise: float, seed: int) -> tuple[list[str], np.ndarray]:
     rng = np.random.default_rng(seed)
     faces = random_units(6, 24, 3) * 3.0
     pip = np.zeros(24, np.float32)
-    pip[0] = 0.25
+    pip[0] = 0.4
     emb = np.concatenate([faces + pip, faces - pip]) + rng.normal(0, noise, (12, 24)).astype(np.float32)
     return [f"F{i}{s}" for s in "HS" for i in range(6)], emb.astype(np.float32)
 
 
 def test_whitening_reads_cards_that_differ_only_in_a_small_pip_surely() -> None:
     codes, emb = pip_twins(0.0, 0)
-    white = Enrollment.from_embeddings("test", codes, emb, "sha").with_fit(1.0, 15.0)
-    plain = Enrollment.from_embeddings("test", codes, emb, "sha", whiten_shrink=None).with_fit(1.0, 15.0)
+    white = Enrollment.from_embeddings("test", codes, emb, "sha").with_fit(1.0, 20.0)
+    plain = Enrollment.from_embeddings("test", codes, emb, "sha", whiten_shrink=None).with_fit(1.0, 20.0)
     assert white.whiten is not None and plain.whiten is None
     _, reads = pip_twins(0.02, 1)  # the same cards photographed again
     labels = (*codes, BACK)
