@@ -89,9 +89,12 @@ class Enrollment:
                 matrix = whitening(unit_rows(both - center), whiten_shrink)
         e = Enrollment(deck, uniq, np.zeros((len(uniq), dim), np.float32), model_sha256, weight, scale,
                        center, matrix)
-        protos = unit_rows(np.stack([e.features(embeddings)[r].mean(axis=0) for r in rows]))
-        flipped = None if turned is None else unit_rows(np.stack([e.features(turned)[r].mean(axis=0) for r in rows]))
-        return replace(e, prototypes=protos, turned=flipped)
+
+        def means(x: F32) -> F32:
+            feats = e.features(x)
+            return unit_rows(np.stack([feats[r].mean(axis=0) for r in rows]))
+
+        return replace(e, prototypes=means(embeddings), turned=None if turned is None else means(turned))
 
     def with_fit(self, weight: float, scale: float) -> Enrollment:
         return replace(self, weight=float(weight), scale=float(scale))
