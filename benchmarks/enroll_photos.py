@@ -22,12 +22,13 @@ enrolling such a deck would choose the same kind of mapping; what is measured is
 referee tells the 52 faces apart, which does not depend on the names.
 
 Ground truth: the CSVs have a few slips.  A deck holds each card once, yet some games list a
-card twice and miss another (game 2: KS, 6H and 6S twice, KC, 9H and 9S missing): 6 and 9 are
-the same handwritten digit turned round, and KS/KC, 7H/7D differ only in a small pip.  Where a
-label repeats within its game, a read of that label or of a card missing from that game counts
-as right (``SeatCard.accept``; 24 seats, all in games 2-7; model-independent).  The figures against the CSV as
-written are printed too ("CSV" columns).  By eye (``--show``), the two misread 'errors' whose pips
-are legible (game 2 round 10 bottom, game 7 round 4 left) are the missing KC and 7D.
+card twice and miss another (game 2: KS, 6H and 6S twice, KC, 9H and 9S missing): a handwritten
+6 turned round reads as a 9, and KS/KC, 7H/7D differ only in a small pip.  Where a label
+repeats within its game, a read of that label or of a card missing from that game counts as
+right (``SeatCard.accept``; 24 seats, all in games 2-7; model-independent).  The figures
+against the CSV as written are printed too ("CSV" columns).  By eye (``--show``), the two
+'misreads' whose pips are legible (game 2 round 10 bottom, game 7 round 4 left) are the
+missing KC and 7D.
 
 Prints, for the test games: full card right (rank and suit) and suit right, base model vs
 base + enrollment, plus the cut cards' count (seats where no card-shaped proposal was found are
