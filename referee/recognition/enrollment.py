@@ -18,6 +18,15 @@ of 306 reads at >= 0.8, none of them wrong; ``benchmarks/enroll_photos.py``).
 Each card has two prototypes: the card as photographed and turned 180° (``turned``).  The
 embedding is not turn-invariant and players put cards down either way up; one prototype
 averaged over both ways (what files written before ``turned`` hold) matches neither well.
+
+The base model's 'back' vote (not a card) normally stands: prototypes share out only the mass
+it gives the enrolled cards.  But a model trained on paper negatives takes a deck of plain white
+faces for paper (the session-7 French candidate s9 gives 'back' most of its vote for 88 of 311
+EPFL test cards; enrolled, it read 71 % of them right).  So a crop nearer a prototype than the two nearest cards of the deck are to
+each other (``back_gate``) is taken for that card, the back vote set aside in proportion to how
+far past that line it is (wholly from halfway to a perfect match).  Non-cards stay well below it: on rendered negatives (tables, backs,
+jokers) and the EPFL whiteboard the nearest prototype is at 0.3-0.57, the line at 0.71-0.74,
+real test photos of the cards at 0.93 (median).
 ``scale`` and ``weight`` are fitted per deck by :mod:`referee.recognition.enroll_fit`.
 """
 
@@ -30,6 +39,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
+from referee.cards import BACK
 from referee.errors import ModelError
 from referee.recognition.model_info import ModelInfo
 
@@ -64,6 +74,9 @@ class Enrollment:
     #: the cards' prototypes turned 180°, row for row with ``prototypes`` (None: one prototype
     #: per card, as files written before it hold)
     turned: F32 | None = None
+    #: a crop nearer a prototype than this is a card of the deck whatever the base model's
+    #: 'back' vote (None: the back vote always stands, as in files written before it)
+    back_gate: float | None = None
 
     @staticmethod
     def from_embeddings(deck: str, codes: Sequence[str], embeddings: F32, model_sha256: str,
@@ -74,7 +87,8 @@ class Enrollment:
         crops' embeddings turned 180°, row for row) into a second one.
 
         About the deck's mean and whitened (``whiten_shrink``; None: not whitened) when
-        ``centered`` and at least :data:`MIN_CODES_TO_CENTER` distinct cards are enrolled."""
+        ``centered`` and at least :data:`MIN_CODES_TO_CENTER` distinct cards are enrolled; then
+        ``back_gate`` too (:meth:`nearest_other_card`)."""
         uniq = tuple(sorted(set(codes)))
         rows = [np.array([c == u for c in codes]) for u in uniq]
         both = embeddings if turned is None else np.concatenate([embeddings, turned])
@@ -94,7 +108,17 @@ class Enrollment:
             feats = e.features(x)
             return unit_rows(np.stack([feats[r].mean(axis=0) for r in rows]))
 
-        return replace(e, prototypes=means(embeddings), turned=None if turned is None else means(turned))
+        e = replace(e, prototypes=means(embeddings), turned=None if turned is None else means(turned))
+        return replace(e, back_gate=e.nearest_other_card()) if matrix is not None else e
+
+    def nearest_other_card(self) -> float:
+        """The highest similarity between prototypes of two different cards: a crop nearer a
+        prototype than any two of the deck's own cards are to each other is that card."""
+        protos = self.prototypes if self.turned is None else np.concatenate([self.prototypes, self.turned])
+        owner = np.tile(np.arange(len(self.codes)), len(protos) // len(self.codes))
+        sims = protos @ protos.T
+        sims[owner[:, None] == owner[None, :]] = -1.0
+        return float(sims.max()) if len(self.codes) > 1 else 1.0
 
     def with_fit(self, weight: float, scale: float) -> Enrollment:
         return replace(self, weight=float(weight), scale=float(scale))
@@ -120,10 +144,11 @@ class Enrollment:
         # absent parts are written as empty arrays (np.savez has no None)
         center, whiten, turned = (np.zeros((0, dim), np.float32) if v is None else v
                                   for v in (self.center, self.whiten, self.turned))
+        gate = np.zeros(0, np.float32) if self.back_gate is None else np.array([self.back_gate], np.float32)
         with path.open("wb") as fh:
             np.savez_compressed(fh, deck=self.deck, codes=np.array(self.codes), prototypes=self.prototypes,
                                 model_sha256=self.model_sha256, weight=self.weight, scale=self.scale,
-                                center=center, whiten=whiten, turned=turned)
+                                center=center, whiten=whiten, turned=turned, back_gate=gate)
 
     @staticmethod
     def load(path: Path) -> Enrollment:
@@ -131,10 +156,11 @@ class Enrollment:
             with np.load(path, allow_pickle=False) as z:
                 # files written before centring, whitening or turned prototypes were added lack
                 # those arrays: plain cosine, no whitening, one prototype per card
-                center, whiten, turned = (_optional(z, k) for k in ("center", "whiten", "turned"))
+                center, whiten, turned, gate = (_optional(z, k) for k in ("center", "whiten", "turned", "back_gate"))
                 e = Enrollment(str(z["deck"]), tuple(str(c) for c in z["codes"]),
                                z["prototypes"].astype(np.float32), str(z["model_sha256"]),
-                               float(z["weight"]), float(z["scale"]), center, whiten, turned)
+                               float(z["weight"]), float(z["scale"]), center, whiten, turned,
+                               None if gate is None else float(gate.reshape(-1)[0]))
         except FileNotFoundError as exc:
             raise ModelError(f"enrollment file not found: {path}") from exc
         except (OSError, ValueError, KeyError) as exc:
@@ -167,14 +193,25 @@ class Enrollment:
     def blend(self, probs: F32, embeddings: F32, labels: Sequence[str]) -> F32:
         """Mix the base probabilities with prototype similarity (rows still sum to 1)."""
         index = [labels.index(c) for c in self.codes]
-        z = self.scale * self.similarities(embeddings)
+        sims = self.similarities(embeddings)
+        z = self.scale * sims
         z -= z.max(axis=1, keepdims=True)
         proto = np.exp(z)
         proto /= proto.sum(axis=1, keepdims=True)
         # The prototypes share out only the mass the base model gives the enrolled codes:
-        # 'back' (unless enrolled) and cards without a prototype keep their base share.
+        # 'back' (unless enrolled) and cards without a prototype keep their base share ...
         target = probs.copy()
-        target[:, index] = proto * probs[:, index].sum(axis=1, keepdims=True)
+        mass = probs[:, index].sum(axis=1)
+        if self.back_gate is not None and BACK in labels and BACK not in self.codes and self.back_gate < 1.0:
+            # ... except a crop nearer a prototype than two of the deck's cards are to each
+            # other: a base model that takes the deck's plain faces for paper or a back is
+            # overruled, in proportion to how far past that line the crop is, wholly from
+            # halfway between the line and a perfect match
+            back = labels.index(BACK)
+            give = np.clip(2.0 * (sims.max(axis=1) - self.back_gate) / (1.0 - self.back_gate), 0.0, 1.0) * probs[:, back]
+            mass = mass + give
+            target[:, back] -= give
+        target[:, index] = proto * mass[:, None]
         out: F32 = ((1.0 - self.weight) * probs + self.weight * target).astype(np.float32)
         return out
 

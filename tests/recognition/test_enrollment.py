@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -229,3 +230,31 @@ def test_an_enrollment_file_whose_arrays_do_not_fit_names_itself(tmp_path: Path)
                         center=e.center, whiten=e.whiten, turned=e.prototypes[:5])
     with pytest.raises(ModelError, match=r"cut\.npz: turned has shape \(5, 24\)"):
         Enrollment.load(tmp_path / "cut.npz")
+
+
+def test_a_crop_nearer_a_prototype_than_two_cards_are_overrules_the_base_models_back_vote() -> None:
+    """A base model trained on paper negatives may call a deck of plain white faces 'back'."""
+    codes, emb = pip_twins(0.0, 0)
+    e = Enrollment.from_embeddings("test", codes, emb, "sha").with_fit(0.97, 20.0)
+    assert e.back_gate is not None and 0.0 < e.back_gate < 1.0  # the two nearest cards' similarity
+    assert e.back_gate == pytest.approx(e.nearest_other_card())
+    labels = (*codes, BACK)
+    base = np.full((2, 13), 0.05 / 12, np.float32)
+    base[:, -1] = 0.95  # the base model says 'back'
+    _, again = pip_twins(0.02, 1)  # the same cards photographed again
+    far = random_units(1, 24, 9)[0] * 3.0  # something no card looks like
+    out = e.blend(base, np.stack([again[0], far]).astype(np.float32), labels)
+    assert out[0].argmax() == e.codes.index(codes[0]) and out[0].max() >= 0.8
+    assert out[1, -1] == pytest.approx(0.95, abs=1e-5)  # a crop like no card keeps the back vote
+    older = replace(e, back_gate=None)  # files written before the gate: the back vote stands
+    assert older.blend(base, again[:1], labels)[0, -1] == pytest.approx(0.95, abs=1e-5)
+
+
+def test_the_back_gate_round_trips_and_older_files_have_none(tmp_path: Path) -> None:
+    codes, emb = pip_twins(0.0, 0)
+    e = Enrollment.from_embeddings("test", codes, emb, "sha")
+    e.save(tmp_path / "deck.npz")
+    assert Enrollment.load(tmp_path / "deck.npz").back_gate == pytest.approx(e.back_gate)
+    assert Enrollment.from_embeddings("test", codes, emb, "sha", whiten_shrink=None).back_gate is None
+    enrollment().save(tmp_path / "plain.npz")
+    assert Enrollment.load(tmp_path / "plain.npz").back_gate is None
