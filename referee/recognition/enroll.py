@@ -10,6 +10,12 @@ known order and the cards are found and named by position
 (:mod:`referee.vision.enroll_grid`).  The result is a small ``.npz`` of per-card prototypes for
 ``CardClassifier.load(..., enrollment=FILE)``, with the blend's weight and sharpness fitted to
 the deck (:mod:`referee.recognition.enroll_fit`).
+
+Before writing, the names are checked for slips (:mod:`referee.recognition.enroll_check`): a
+card named twice and one with no photo (``--expect DECK``, or ``--grid`` with a deck), a photo
+the base model reads surely as another card, a photo much nearer another card's photos than its
+own.  Each is printed as a warning naming the photo; where the base model's sure read confirms
+a swap or a duplicate's missing card the file is not written unless ``--force``.
 """
 
 from __future__ import annotations
@@ -24,14 +30,17 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
-from referee.cards import BACK, RECOGNISER_LABELS, deck_family, parse_card
+from referee.cards import BACK, DECKS, RECOGNISER_LABELS, deck_family, parse_card
 from referee.errors import BadCardError, ConfigError
 from referee.recognition.classifier import CardClassifier
+from referee.recognition.enroll_check import NameCheck, check_names
 from referee.recognition.enroll_fit import fit
 from referee.recognition.enrollment import Enrollment
 from referee.recognition.rectify import cut_card, cut_card_in_box
 
 U8 = npt.NDArray[np.uint8]
+#: a labelled crop and where it came from (file, layout row or grid position), for messages
+Named = tuple[U8, str, str]
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
 
 
@@ -46,6 +55,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--order", default=None,
                         help="with --grid: a deck (french-32, binocolo-48, ...) or a file of codes in laying-out "
                         "order (default: the whole deck, suits then ranks)")
+    parser.add_argument("--expect", default=None, choices=sorted(DECKS),
+                        help="the photos cover this whole deck: report cards named twice and cards with no "
+                        "photo (with --grid, a deck given as --order, or none, is expected)")
+    parser.add_argument("--force", action="store_true",
+                        help="write the file even where the check is sure a photo is misnamed")
     parser.add_argument("--model-dir", type=Path, default=None, help="models folder (default models/)")
     parser.add_argument("--threads", type=int, default=2)
 
@@ -59,8 +73,8 @@ def run(args: argparse.Namespace) -> int:
         samples = _grid_samples(deck, args)
     else:
         samples = layout_crops(args.layout, args.photos) if args.layout else named_crops(args.photos)
-    crops, codes = [c for c, _ in samples], [code for _, code in samples]
-    enrollment = enroll(clf, crops, codes)
+    crops, codes = [c for c, _, _ in samples], [code for _, code, _ in samples]
+    enrollment, _ = checked_enroll(clf, samples, _expected(deck, args), args.force)
     enrollment.save(args.out)
     # what the club should know: how far the model alone reads its deck, and how much the
     # enrollment will weigh against it (enroll_fit: the less it reads, the more the prototypes)
@@ -74,16 +88,53 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _grid_samples(deck: str, args: argparse.Namespace) -> list[tuple[U8, str]]:
+def _expected(deck: str, args: argparse.Namespace) -> list[str] | None:
+    """The codes the photos should cover: ``--expect``, or with ``--grid`` the order when it is a
+    deck (a file of codes may be any part of one)."""
+    if args.expect:
+        codes = list(DECKS[args.expect].codes)
+        if any(c not in RECOGNISER_LABELS[deck] for c in codes):
+            raise ConfigError(f"--expect {args.expect}: not a {deck} deck")
+        return codes
+    if args.grid and (args.order is None or args.order in DECKS):
+        from referee.vision.enroll_grid import deck_order
+
+        return deck_order(deck, args.order)
+    return None
+
+
+def checked_enroll(clf: CardClassifier, samples: Sequence[Named], expect: Sequence[str] | None = None,
+                   force: bool = False) -> tuple[Enrollment, NameCheck]:
+    """:func:`enroll` after the names are checked (warnings on stderr); raises
+    :class:`ConfigError` where a photo is surely misnamed, unless ``force``."""
+    crops, codes = [c for c, _, _ in samples], [code for _, code, _ in samples]
+    check = check_names(clf, crops, codes, [n for _, _, n in samples], expect)
+    report_names(check, force)
+    return enroll(clf, crops, codes), check
+
+
+def report_names(check: NameCheck, force: bool) -> None:
+    """Print each suspected slip; refuse (unless ``force``) where one is certain."""
+    for f in check.findings:
+        print(f"warning: {f.message}", file=sys.stderr)
+    sure = check.certain
+    if sure and not force:
+        raise ConfigError(f"{len(sure)} photo(s) surely misnamed, nothing written: "
+                          + "; ".join(f"{', '.join(f.names)} named {f.code} is {f.likely[0]}" for f in sure)
+                          + ". Fix the names, or --force to write anyway")
+
+
+def _grid_samples(deck: str, args: argparse.Namespace) -> list[Named]:
     # the vision edge finds the cards (imported here: recognition needs no vision otherwise)
     from referee.vision.enroll_grid import contact_sheet, deck_order, grid_crops
 
-    samples = grid_crops(args.photos, deck_order(deck, args.order))
+    order = deck_order(deck, args.order)
+    samples = grid_crops(args.photos, order)
     sheet = args.out.with_name(f"{args.out.stem}-sheet.png")
     sheet.parent.mkdir(parents=True, exist_ok=True)
     cv2.imwrite(str(sheet), contact_sheet(samples))
     print(f"check the cards' names on {sheet}")
-    return samples
+    return [(crop, code, f"card {i} ({code})") for i, (crop, code) in enumerate(samples, start=1)]
 
 
 def enroll(clf: CardClassifier, crops: Sequence[U8], codes: Sequence[str]) -> Enrollment:
@@ -121,17 +172,17 @@ def _read(path: Path) -> U8:
     return out
 
 
-def named_crops(folder: Path) -> list[tuple[U8, str]]:
+def named_crops(folder: Path) -> list[Named]:
     """One card per photo, named by its code."""
     if not folder.is_dir():
         raise ConfigError(f"--photos: no such folder {folder}")
     files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-    return [(cut_card(_read(p)), _code_of(p)) for p in files]
+    return [(cut_card(_read(p)), _code_of(p), p.name) for p in files]
 
 
-def layout_crops(layout: Path, folder: Path) -> list[tuple[U8, str]]:
+def layout_crops(layout: Path, folder: Path) -> list[Named]:
     """Several cards per photo: one CSV row ``image,code,x0,y0,x1,y1`` per card."""
-    out: list[tuple[U8, str]] = []
+    out: list[Named] = []
     try:
         rows = list(csv.DictReader(layout.open(newline="", encoding="utf-8")))
     except OSError as exc:
@@ -144,5 +195,5 @@ def layout_crops(layout: Path, folder: Path) -> list[tuple[U8, str]]:
             card = cut_card_in_box(img, (x0, y0, x1, y1))  # a box off the photo is named too
         except (KeyError, ValueError, TypeError) as exc:
             raise ConfigError(f"{layout}:{line}: bad row {row} ({exc})") from exc
-        out.append((card, code))
+        out.append((card, code, f"{layout.name}:{line} ({row['image']})"))
     return out
