@@ -147,3 +147,25 @@ def test_a_card_of_another_deck_and_unpaired_missing_cards_are_named() -> None:
     found = {f.code: f.message for f in _coverage(codes, [f"{c}.jpg" for c in codes], deck)}
     assert found == {"2H": "2H is not a card of this deck (2H.jpg)", "AS": "AS has no photo (others 1)",
                      "7C": "7C has no photo (others 1)"}
+
+
+def test_grid_enrollment_names_cards_laid_in_each_others_place_by_position(
+        known_print: tuple[list[np.ndarray], list[str]], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--grid`` in the whole deck's order: two cards laid in each other's place are named by
+    their position in the order (the cards' finding is tested in tests/vision/test_enroll_grid.py)."""
+    from referee.vision import enroll_grid
+
+    crops, codes = known_print
+    by_code = dict(zip(codes, crops, strict=True))
+    order = enroll_grid.deck_order("french")
+    laid = [by_code[{"7H": "QS", "QS": "7H"}.get(c, c)] for c in order]
+
+    def found(folder: Path, wanted: list[str]) -> list[tuple[np.ndarray, str]]:
+        assert wanted == order  # the whole deck expected: --grid without --order
+        return list(zip(laid, wanted, strict=True))
+
+    monkeypatch.setattr(enroll_grid, "grid_crops", found)
+    with pytest.raises(ConfigError, match=rf"card {order.index('7H') + 1} \(7H\) named 7H is QS"):
+        main(["enroll", "--deck", "french", "--photos", str(tmp_path), "--grid", "--out", str(tmp_path / "g.npz"),
+              "--threads", "1"])
+    assert not (tmp_path / "g.npz").exists()
