@@ -179,7 +179,7 @@ def _base_disagrees(labels: Sequence[str], probs: F32, probs_t: F32, codes: Sequ
         why = (f"; and {names[swap[0]]} (named {read}) reads as {codes[i]}: swapped" if swap
                else f"; {codes[i]} is named too often and {read} is short of photos" if slip else "")
         out.append(Finding("base", f"{names[i]} is named {codes[i]}, the base model reads {read} "
-                           f"({probs[i].max():.2f}, turned too){why}", (names[i],), codes[i], (read,),
+                           f"({probs[i].max():.2f}, turned too){why or ': misnamed, or the model wrong?'}", (names[i],), codes[i], (read,),
                            certain=bool(swap) or slip))
     return out
 
