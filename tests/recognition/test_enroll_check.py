@@ -20,7 +20,8 @@ from referee.paths import models_dir, shared_dir
 from referee.recognition import CardClassifier, Enrollment
 from referee.recognition.dataset import render_set
 from referee.recognition.enroll import checked_enroll
-from referee.recognition.enroll_check import _coverage, check_names, shots_per_card
+from referee.recognition.enroll_check import BASE_SURE, _coverage, check_names, shots_per_card
+from referee.recognition.rectify import cut_card
 
 EPFL = shared_dir() / "photos" / "french_suits_epfl_iapr2021_custom_topdown"
 FRENCH_52 = DECKS["french-52"].codes
@@ -63,6 +64,26 @@ def known_print(base: CardClassifier) -> tuple[list[np.ndarray], list[str]]:
     return [np.asarray(c, np.uint8) for c in data.images], [base.labels[i] for i in data.labels]
 
 
+def sure_pair(base: CardClassifier, crops: list[np.ndarray], codes: list[str]) -> tuple[str, str]:
+    """A pip card and a court card the base model reads as themselves surely, both ways up (7H
+    and QS when it does): a swap of those two is certain. Chosen by the model, not fixed, so
+    the tests hold for any model that knows the print, not only for the one they were written
+    with (the session-5 French model read the Bellot 7H render less surely)."""
+    ahead, turned = base.classify(crops), base.classify([np.ascontiguousarray(c[::-1, ::-1]) for c in crops])
+    sure = [c for c, a, t in zip(codes, ahead, turned, strict=True)
+            if a.card == c and t.card == c and a.confidence >= BASE_SURE]
+    pips = [c for c in ["7H", *sure] if c in sure and c[:-1] not in ("J", "Q", "K")]
+    courts = [c for c in ["QS", *sure] if c in sure and c[:-1] in ("J", "Q", "K")]
+    return pips[0], courts[0]
+
+
+def on_table(crop: np.ndarray) -> np.ndarray:
+    """A card photographed on a dark table."""
+    table = np.full((crop.shape[0] + 60, crop.shape[1] + 60, 3), 40, np.uint8)
+    table[30:-30, 30:-30] = crop
+    return table
+
+
 def test_the_epfl_csvs_slip_in_game_2_is_named_with_the_cards_it_misses(
         epfl: list[tuple[np.ndarray, str, str, int]], base: CardClassifier) -> None:
     """Game 2 as its CSV labels it: KS, 6H, 6S named twice; KC, 9H, 9S have no photo."""
@@ -94,34 +115,40 @@ def test_two_swapped_files_of_a_print_the_model_knows_are_refused_unless_forced(
     crops, codes = known_print
     right = [(c, code, f"{code}.png") for c, code in zip(crops, codes, strict=True)]
     _, clean = checked_enroll(base, right, FRENCH_52)
-    assert not clean.findings and clean.base_right >= 0.9  # named right: nothing to say
-    a, b = codes.index("7H"), codes.index("QS")
+    # named right: nothing refused, no coverage finding; at most a warning where the base
+    # model itself misreads a render (e.g. the 8C as 9C), which it cannot tell from a slip
+    assert not clean.certain and not clean.named("coverage") and clean.base_right >= 0.9
+    pip, court = sure_pair(base, crops, codes)
+    a, b = codes.index(pip), codes.index(court)
     swapped = list(right)
-    swapped[a], swapped[b] = (crops[a], "QS", "QS.png"), (crops[b], "7H", "7H.png")
-    with pytest.raises(ConfigError, match=r"QS\.png named QS is 7H.*7H\.png named 7H is QS.*--force"):
+    swapped[a], swapped[b] = (crops[a], court, f"{court}.png"), (crops[b], pip, f"{pip}.png")
+    with pytest.raises(ConfigError, match=rf"{court}\.png named {court} is {pip}.*{pip}\.png named {pip} is {court}.*--force"):
         checked_enroll(base, swapped, FRENCH_52)
     enrollment, check = checked_enroll(base, swapped, FRENCH_52, force=True)
-    assert {(f.names, f.likely) for f in check.named("base")} == {(("QS.png",), ("7H",)), (("7H.png",), ("QS",))}
+    assert {(f.names, f.likely) for f in check.named("base") if f.certain} == {
+        ((f"{court}.png",), (pip,)), ((f"{pip}.png",), (court,))}
     assert all(f.certain and "swapped" in f.message for f in check.certain)
     assert len(enrollment.codes) == 52  # forced: written as named
 
 
 def test_enroll_command_warns_of_a_twice_named_card_and_refuses_a_swap(
-        known_print: tuple[list[np.ndarray], list[str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        known_print: tuple[list[np.ndarray], list[str]], base: CardClassifier, tmp_path: Path,
+        capsys: pytest.CaptureFixture[str]) -> None:
     crops, codes = known_print
     photos = tmp_path / "photos"
     photos.mkdir()
-    for crop, code in zip(crops, codes, strict=True):
-        name = {"9H": "6H-2", "7H": "QS", "QS": "7H"}.get(code, code)  # 9H filed as a 2nd 6H; 7H, QS swapped
-        table = np.full((crop.shape[0] + 60, crop.shape[1] + 60, 3), 40, np.uint8)  # on a dark table
-        table[30:-30, 30:-30] = crop
+    tables = [on_table(crop) for crop in crops]
+    pip, court = sure_pair(base, [cut_card(t) for t in tables], codes)  # as the command cuts them
+    for table, code in zip(tables, codes, strict=True):
+        name = {"9H": "6H-2", pip: court, court: pip}.get(code, code)  # 9H filed as a 2nd 6H; a swap
         cv2.imwrite(str(photos / f"{name}.png"), table)
     args = ["enroll", "--deck", "french", "--photos", str(photos), "--out", str(tmp_path / "club.npz"),
             "--expect", "french-52", "--threads", "1"]
     # the swap, and the twice-named 6H whose second photo the base model reads surely as the missing 9H
-    with pytest.raises(ConfigError, match=r"3 photo\(s\) surely misnamed.*6H-2\.png named 6H is 9H; "
-                       r"7H\.png named 7H is QS; QS\.png named QS is 7H"):
+    with pytest.raises(ConfigError, match=r"3 photo\(s\) surely misnamed") as refused:
         main(args)
+    for slip in ("6H-2.png named 6H is 9H", f"{pip}.png named {pip} is {court}", f"{court}.png named {court} is {pip}"):
+        assert slip in str(refused.value)
     err = capsys.readouterr().err
     assert "6H named twice (6H-2.png, 6H.png); 9H has no photo: is one of them 9H?" in err
     assert "6H.png is named" not in err  # the right one of the two 6H photos is not blamed
