@@ -30,8 +30,9 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.cards import BACK, parse_card
-from referee.recognition.classifier import CardClassifier, softmax
-from referee.recognition.enrollment import Enrollment, unit_rows
+from referee.recognition.classifier import CardClassifier
+from referee.recognition.enroll_fit import base_reads
+from referee.recognition.enrollment import Enrollment
 
 U8 = npt.NDArray[np.uint8]
 F32 = npt.NDArray[np.float32]
@@ -46,7 +47,6 @@ BASE_SURE = 0.9
 #: 0.36-1.0; 5 photos the CSV names right lie at 0.77-0.86 (margins 0.58-0.72)
 EMBED_NEAR = 0.9
 EMBED_MARGIN = 0.1
-BATCH = 32
 
 
 @dataclass(frozen=True)
@@ -84,8 +84,8 @@ def check_names(clf: CardClassifier, crops: Sequence[U8], codes: Sequence[str], 
     if not len(crops) == len(codes) == len(names):
         raise ValueError("check_names: crops, codes and names must be as many")
     turned = [np.ascontiguousarray(c[::-1, ::-1]) for c in crops]
-    probs, emb = _reads(clf, crops)
-    probs_t, emb_t = _reads(clf, turned)
+    probs, emb = base_reads(clf, crops)
+    probs_t, emb_t = base_reads(clf, turned)
     cards = [i for i, c in enumerate(codes) if c != BACK]
     right = [clf.labels[int(probs[i].argmax())] == codes[i] for i in cards]
     base_right = float(np.mean(right)) if right else 0.0
@@ -97,15 +97,6 @@ def check_names(clf: CardClassifier, crops: Sequence[U8], codes: Sequence[str], 
             if base_right >= BASE_KNOWS else [])
     embedding = _embedding(clf, emb, emb_t, codes, names)
     return NameCheck(tuple(coverage + base + embedding), base_right)
-
-
-def _reads(clf: CardClassifier, crops: Sequence[U8]) -> tuple[F32, F32]:
-    probs, embs = [], []
-    for i in range(0, len(crops), BATCH):
-        logits, emb = clf.run(crops[i:i + BATCH])
-        probs.append(softmax(logits, clf.info.temperature))
-        embs.append(unit_rows(emb))
-    return np.concatenate(probs).astype(np.float32), np.concatenate(embs).astype(np.float32)
 
 
 def shots_per_card(codes: Sequence[str], expect: Sequence[str]) -> int:

@@ -72,7 +72,7 @@ def fit(enrollment: Enrollment, base: CardClassifier, crops: Sequence[U8], codes
     rng = np.random.default_rng(seed)
     copies = [jitter(c, rng) for c in crops for _ in range(COPIES)]
     truth = [code for code in codes for _ in range(COPIES)]
-    probs, emb = _base_reads(base, copies)
+    probs, emb = base_reads(base, copies)
     base_right = float(np.mean([base.labels[i] == t for i, t in zip(probs.argmax(axis=1), truth, strict=True)]))
     weight = float(np.clip(1.0 - BASE_SHARE * base_right, MIN_WEIGHT, MAX_WEIGHT))
     sims = enrollment.similarities(emb)
@@ -81,7 +81,8 @@ def fit(enrollment: Enrollment, base: CardClassifier, crops: Sequence[U8], codes
     return enrollment.with_fit(weight, scale)
 
 
-def _base_reads(base: CardClassifier, crops: Sequence[U8]) -> tuple[F32, F32]:
+def base_reads(base: CardClassifier, crops: Sequence[U8]) -> tuple[F32, F32]:
+    """The base model's calibrated probabilities and unit embeddings of ``crops``, in batches."""
     probs, embs = [], []
     for i in range(0, len(crops), BATCH):
         logits, emb = base.run(crops[i:i + BATCH])

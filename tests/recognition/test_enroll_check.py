@@ -4,14 +4,12 @@ base model knows."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import cv2
 import numpy as np
 import pytest
+from enroll_bench import load_enroll_photos
 
 from referee.cards import DECKS
 from referee.cli import main
@@ -36,23 +34,12 @@ def base() -> CardClassifier:
     return CardClassifier.load("french", threads=1)
 
 
-def load_benchmark() -> ModuleType:
-    """``benchmarks/enroll_photos.py``: the real photos cut and named as its figures are."""
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "enroll_photos.py"
-    spec = importlib.util.spec_from_file_location("enroll_photos", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["enroll_photos"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def epfl(base: CardClassifier) -> list[tuple[np.ndarray, str, str, int]]:
     """(crop, code as the CSV names it, 'g<game>/<photo>:<side>', game) for games 1-3."""
     if not EPFL.is_dir():
         pytest.skip("no ../shared/photos EPFL set")
-    cards = load_benchmark().load_epfl(shared_dir(), base.input_size)
+    cards = load_enroll_photos().load_epfl(shared_dir(), base.input_size)
     return [(c.crop, c.code, f"g{c.game}/{c.image.name}:{c.side}", c.game)
             for c in cards if c.game <= 3 and c.crop is not None]
 

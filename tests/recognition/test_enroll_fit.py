@@ -3,14 +3,12 @@ card, reads back surely; a deck the base model already reads keeps the base mode
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import cv2
 import numpy as np
 import pytest
+from enroll_bench import load_enroll_photos
 
 from referee.paths import models_dir, shared_dir
 from referee.recognition import CardClassifier, Enrollment
@@ -48,17 +46,6 @@ def home_card(i: int) -> np.ndarray:
     return img
 
 
-def load_benchmark() -> ModuleType:
-    """``benchmarks/enroll_photos.py``: the real photos cut exactly as its figures are."""
-    path = Path(__file__).resolve().parents[2] / "benchmarks" / "enroll_photos.py"
-    spec = importlib.util.spec_from_file_location("enroll_photos", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["enroll_photos"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def base() -> CardClassifier:
     if not (models_dir() / "french.onnx").exists():
@@ -70,7 +57,7 @@ def base() -> CardClassifier:
 def test_a_real_alien_deck_enrolled_from_one_photo_per_card_reads_back_surely(base: CardClassifier) -> None:
     """The EPFL photos' deck (handwritten digits for ranks): the club photographs each card
     once (game 1), then plays (game 2, other photos of the same cards)."""
-    bench = load_benchmark()
+    bench = load_enroll_photos()
     cards = bench.load_epfl(shared_dir(), base.input_size)
     photos = [c for c in cards if c.game == 1 and c.crop is not None]
     play = [c for c in cards if c.game == 2]
@@ -101,7 +88,7 @@ def test_a_deck_the_base_model_reads_keeps_the_base_models_say(base: CardClassif
 
 def test_a_label_the_csv_repeats_in_a_game_accepts_the_card_that_game_misses() -> None:
     """The EPFL CSVs list e.g. KS twice in game 2 and KC never: one of the two seats is a slip."""
-    bench = load_benchmark()
+    bench = load_enroll_photos()
     deck = [c for c in bench.RECOGNISER_LABELS["french"] if c != "back"]
     game = [bench.SeatCard(2, Path(f"{i}.jpg"), "bottom", code, None) for i, code in enumerate(deck) if code != "KC"]
     game.append(bench.SeatCard(2, Path("x.jpg"), "top", "KS", None))
