@@ -90,10 +90,8 @@ def check_names(clf: CardClassifier, crops: Sequence[U8], codes: Sequence[str], 
     right = [clf.labels[int(probs[i].argmax())] == codes[i] for i in cards]
     base_right = float(np.mean(right)) if right else 0.0
     coverage = _coverage(codes, names, expect) if expect is not None else []
-    got, k = Counter(codes), shots_per_card(codes, expect or ())
-    over = {c for c in set(expect or ()) if got[c] > k}
-    missing = {c for c in set(expect or ()) if got[c] < k}
-    base = (_base_disagrees(clf.labels, probs, probs_t, codes, names, over, missing)
+    over, missing = _over_missing(codes, expect or ())
+    base = (_base_disagrees(clf.labels, probs, probs_t, codes, names, set(over), set(missing))
             if base_right >= BASE_KNOWS else [])
     embedding = _embedding(clf, emb, emb_t, codes, names)
     return NameCheck(tuple(coverage + base + embedding), base_right)
@@ -111,8 +109,7 @@ def _coverage(codes: Sequence[str], names: Sequence[str], expect: Sequence[str])
     rank where there is one (a 6 turned round is a 9; KS and KC differ in a pip)."""
     faces = list(dict.fromkeys(expect))
     got, k = Counter(c for c in codes if c != BACK), shots_per_card(codes, expect)
-    over = [c for c in faces if got[c] > k]
-    missing = [c for c in faces if got[c] < k]
+    over, missing = _over_missing(codes, expect)
     pairs = _pair(over, missing)
     out = [Finding("coverage", f"{code} is not a card of this deck ({', '.join(_files(code, codes, names))})",
                    _files(code, codes, names), code) for code in sorted(set(got) - set(faces))]
@@ -127,6 +124,13 @@ def _coverage(codes: Sequence[str], names: Sequence[str], expect: Sequence[str])
         if code not in pairs.values():
             out.append(Finding("coverage", f"{code} has {_photos(got[code])} (others {k})", (), code))
     return out
+
+
+def _over_missing(codes: Sequence[str], expect: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The deck's cards with more photos than the others, and those with fewer, in deck order."""
+    got, k = Counter(codes), shots_per_card(codes, expect)
+    faces = list(dict.fromkeys(expect))
+    return [c for c in faces if got[c] > k], [c for c in faces if got[c] < k]
 
 
 def _photos(n: int) -> str:
