@@ -11,6 +11,7 @@ import pytest
 
 from referee.cli import main
 from referee.errors import ConfigError
+from referee.paths import shared_dir
 from referee.recognition.rectify import cut_card, cut_card_in_box
 
 CARD_W, CARD_H = 120, 180
@@ -76,3 +77,21 @@ def test_a_box_off_the_photo_is_refused_and_a_layout_row_with_one_is_named(tmp_p
     with pytest.raises(ConfigError, match=r"layout\.csv:3: .*holds no card"):
         main(["enroll", "--deck", "french", "--photos", str(tmp_path), "--layout", str(layout),
               "--out", str(tmp_path / "x.npz"), "--model-dir", str(smoke_models)])
+
+
+
+TRIESTINE = shared_dir() / "photos" / "italian_triestine_tressette_test" / "images" / "Img_205.jpg"
+
+
+@pytest.mark.skipif(not TRIESTINE.is_file(), reason="no ../shared/photos Triestine set")
+def test_the_same_box_is_cut_the_same_whatever_ran_before() -> None:
+    """GrabCut seeds its colour models from OpenCV's global RNG: what ran before must not change
+    the cut. Without a fixed seed this box came out 323x85 or 123x46 px, and benchmark figures
+    moved by a card between runs."""
+    photo = np.asarray(cv2.imread(str(TRIESTINE)), np.uint8)
+    box = (251, 243, 535, 320)
+    first = cut_card_in_box(photo, box)
+    for _ in range(3):
+        cv2.randu(np.zeros((50, 50), np.float32), np.zeros(1), np.ones(1))  # moves the global RNG, as an earlier cut does
+        again = cut_card_in_box(photo, box)
+        assert again.shape == first.shape and np.array_equal(again, first)
