@@ -19,6 +19,7 @@ from referee.paths import REPO_ROOT, models_dir, shared_dir
 from referee.recognition import CardClassifier
 from referee.recognition.dataset import cached_set
 from referee.recognition.evaluate import on_photos, on_synthetic
+from referee.recognition.photo_review import load_review
 
 
 def evaluate(deck: str, model_dir: Path, seen_per_face: int, val_per_face: int) -> dict[str, Any]:
@@ -35,7 +36,8 @@ def evaluate(deck: str, model_dir: Path, seen_per_face: int, val_per_face: int) 
     if seen and seen_per_face:
         data = cached_set(cache, deck, seen, seen_per_face, seed + 3000)
         out["seen_prints_new_renders"] = on_synthetic(clf, data)
-    out["photos_straightened"] = on_photos(clf, deck, shared_dir(), straighten=True)
+    # The review (benchmarks/data/photo_review.csv) marks the boxes outside the input contract.
+    out["photos_straightened"] = on_photos(clf, deck, shared_dir(), straighten=True, review=load_review())
     out["photos_raw_box"] = on_photos(clf, deck, shared_dir(), straighten=False)
     return out
 
@@ -59,6 +61,12 @@ def show(deck: str, report: dict[str, Any]) -> None:
             print(f"{key} ({r['source']}, n={r['n']}): rank {r['rank_acc']:.3f}  suit {r['suit_acc']}  "
                   f"card {r['card_acc_where_suit_known']} (n={r['n_suit_known']})  back {r['called_back']}")
             print(f"  per rank: {r['per_rank']}  confusions: {', '.join(r['rank_confusions'])}")
+            c = r.get("in_contract")
+            if c:
+                print(f"  in contract (n={c['n']}, reviewed by eye): rank {c['rank_acc']:.3f}  card {c['card_acc']:.3f}  "
+                      f"back {c['called_back']}  sure>=0.8 {c['sure_share']:.3f} of them wrong {c['sure_wrong']}  "
+                      f"| outside (n={c['n_outside']}): rank {c['rank_acc_outside']:.3f}  label fixes {c['label_fixes']}")
+                print(f"  wrong in contract: {'; '.join(c['wrong'])}")
 
 
 def main() -> None:

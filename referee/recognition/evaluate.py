@@ -13,7 +13,11 @@ from referee.cards import BACK
 from referee.recognition.classifier import CardClassifier
 from referee.recognition.dataset import SynthSet
 from referee.recognition.metrics import summarise
+from referee.recognition.photo_review import PhotoReview
 from referee.recognition.photos import PhotoCard, crop, photo_cards
+
+#: A read at least this sure is one the pipeline takes without asking (its ``sure`` threshold).
+SURE = 0.8
 
 
 def on_synthetic(clf: CardClassifier, data: SynthSet, batch: int = 64) -> dict[str, Any]:
@@ -63,15 +67,49 @@ def split_code(code: str) -> tuple[str, str]:
 
 
 def on_photos(clf: CardClassifier, family: str, root: Path | None = None,
-              straighten: bool = True) -> dict[str, Any]:
-    """Rank / suit / full-card accuracy on the labelled real photo boxes of ``family``."""
+              straighten: bool = True, review: PhotoReview | None = None) -> dict[str, Any]:
+    """Rank / suit / full-card accuracy on the labelled real photo boxes of ``family``; with a
+    ``review``, also on the boxes that meet the input contract (``"in_contract"``)."""
     cards = photo_cards(family, root)
     if not cards:
         return {"n": 0}
     cache: dict[Path, Any] = {}
     crops = [crop(c, straighten, cache) for c in cards]
     preds = [p for i in range(0, len(crops), 32) for p in clf.classify(crops[i:i + 32])]
-    return score_photos(cards, [p.card for p in preds])
+    report = score_photos(cards, [p.card for p in preds])
+    if review is not None:
+        report["in_contract"] = score_contract(cards, [(p.card, p.confidence) for p in preds], review)
+    return report
+
+
+def score_contract(cards: list[PhotoCard], reads: list[tuple[str, float]], review: PhotoReview) -> dict[str, Any]:
+    """Rank accuracy on the boxes that meet the input contract (the reviewer's rank where the
+    dataset's label is wrong), card accuracy (rank and, where labelled, suit), how many reads are
+    sure (>= :data:`SURE`) and how many of those are wrong; and the rank accuracy on the boxes
+    outside, for contrast."""
+    rows = []  # (card, read, confidence, rank right, card right) of the boxes inside
+    outside = []  # rank right, of the boxes outside
+    for c, (read, conf) in zip(cards, reads, strict=True):
+        rank, suit = (read, "") if read == BACK else split_code(read)
+        right = rank == review.rank(c)
+        if review.in_contract(c):
+            rows.append((c, read, conf, right, right and (c.suit is None or suit == c.suit)))
+        else:
+            outside.append(right)
+    n = max(1, len(rows))
+    return {
+        "n": len(rows),
+        "rank_acc": round(sum(r[3] for r in rows) / n, 4),
+        "card_acc": round(sum(r[4] for r in rows) / n, 4),
+        "called_back": round(sum(r[1] == BACK for r in rows) / n, 4),
+        "sure_share": round(sum(r[2] >= SURE for r in rows) / n, 4),
+        "sure_wrong": sum(r[2] >= SURE and not r[4] for r in rows),
+        "n_outside": len(outside),
+        "rank_acc_outside": round(sum(outside) / max(1, len(outside)), 4),
+        "label_fixes": sum(review.rank(c) != c.rank for c in cards),
+        "wrong": [f"{c.image.name}@{','.join(map(str, c.box))} {c.suit or '?'}/{review.rank(c)}->{read} {conf:.2f}"
+                  for c, read, conf, _, whole in rows if not whole],
+    }
 
 
 def score_photos(cards: list[PhotoCard], predicted: list[str]) -> dict[str, Any]:
