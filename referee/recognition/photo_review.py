@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from referee.cards import FRENCH_RANKS, ITALIAN_RANKS
 from referee.errors import ConfigError
 from referee.paths import REPO_ROOT
 from referee.recognition.photos import PhotoCard
@@ -76,9 +77,9 @@ def load_review(path: Path = DEFAULT_REVIEW) -> PhotoReview:
         verdict, value = row["verdict"], row["value"]
         if verdict == "outside" and value in REASONS:
             outside[key] = value
-        elif verdict == "label" and value:
+        elif verdict == "label" and value in {*FRENCH_RANKS, *ITALIAN_RANKS}:
             ranks[key] = value
         else:
             raise ConfigError(f"{where}: verdict {verdict!r} value {value!r}: expected 'outside' with one of "
-                              f"{', '.join(REASONS)}, or 'label' with a rank")
+                              f"{', '.join(REASONS)}, or 'label' with a card rank")
     return PhotoReview(outside, ranks)

@@ -50,6 +50,9 @@ def test_a_bad_row_is_named_by_file_and_line(tmp_path: Path) -> None:
     path.write_text(f"# comment\n{HEADER}\nsrc,a.jpg,0,0,10,14,outside,partial,\nsrc,b.jpg,0,0,10,14,outside,smudged,\n")
     with pytest.raises(ConfigError, match=r"review.csv, line 4: verdict 'outside' value 'smudged'"):
         load_review(path)
+    path.write_text(f"{HEADER}\nsrc,a.jpg,0,0,10,14,label,11,\n")
+    with pytest.raises(ConfigError, match=r"line 2: verdict 'label' value '11'"):
+        load_review(path)
     path.write_text(f"{HEADER}\nsrc,a.jpg,0,zero,10,14,outside,partial,\n")
     with pytest.raises(ConfigError, match=r"line 2: box must be four integers"):
         load_review(path)

@@ -79,7 +79,6 @@ def test_a_box_off_the_photo_is_refused_and_a_layout_row_with_one_is_named(tmp_p
               "--out", str(tmp_path / "x.npz"), "--model-dir", str(smoke_models)])
 
 
-
 TRIESTINE = shared_dir() / "photos" / "italian_triestine_tressette_test" / "images" / "Img_205.jpg"
 
 
