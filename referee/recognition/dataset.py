@@ -66,15 +66,17 @@ class NegativeRecipe:
     ``paper``: marks on white paper (:func:`synth.render_paper_clutter`); ``parts``: zoomed-in
     parts of training faces (:func:`synth.render_card_zoom`). Both answered non-cards the French
     pip-scale candidates read as cards (sessions 4-5), and came only with pip scaling; as a
-    recipe of their own any set can hold them. :meth:`of_pip_scaling` is what pip scaling has
+    recipe of their own any set can hold them. ``interior``: windows inside a training face that
+    show none of its edge, corners or indices (:func:`synth.render_card_interior`; session 9). :meth:`of_pip_scaling` is what pip scaling has
     always brought, so those sets render and cache as before.
     """
 
     paper: float = 0.0
     parts: float = 0.0
+    interior: float = 0.0
 
     def __post_init__(self) -> None:
-        for name, share in (("paper", self.paper), ("parts", self.parts)):
+        for name, share in (("paper", self.paper), ("parts", self.parts), ("interior", self.interior)):
             if not 0 <= share <= 0.5:
                 raise ValueError(f"negative recipe {name} {share}: expected a share of the face samples in 0-0.5")
 
@@ -85,11 +87,16 @@ class NegativeRecipe:
 
     def back_share(self) -> float:
         """All 'back' samples as a share of the face samples (summed as the pip-scale sets were)."""
-        return BACK_SHARE + (self.paper + self.parts)
+        return BACK_SHARE + (self.paper + self.parts) + self.interior
 
     def shares(self) -> dict[str, float]:
         """Every kind's share of the face samples (training records)."""
-        return {"back": BACK_SHARE, "paper": self.paper, "parts": self.parts}
+        return {"back": BACK_SHARE, "paper": self.paper, "parts": self.parts, "interior": self.interior}
+
+    def key(self) -> dict[str, float]:
+        """The shares as a cache key (``interior`` only when drawn, so older keys stay)."""
+        key = {"paper": self.paper, "parts": self.parts}
+        return {**key, "interior": self.interior} if self.interior else key
 
 
 def resolve_negatives(negatives: NegativeRecipe | None, pip_scale: float = 0.0,
@@ -171,7 +178,10 @@ class _Renderer:
         A kind with no share draws nothing, and the draws (and their sums) are those the
         pip-scale sets made, so every set rendered before renders the same bytes.
         """
-        paper, parts = self.negatives.paper, self.negatives.parts
+        paper, parts, interior = self.negatives.paper, self.negatives.parts, self.negatives.interior
+        if interior and self.pool and rng.random() < interior / self.negatives.back_share():
+            art = self.pool[int(rng.integers(len(self.pool)))]
+            return synth.render_card_interior(art, self.textures, rng)
         if parts and self.pool and rng.random() < parts / (BACK_SHARE + paper + parts):
             art = self.pool[int(rng.integers(len(self.pool)))]
             return synth.render_card_zoom(art, self.textures, rng)
@@ -360,8 +370,7 @@ def cache_name(family: str, set_names: Sequence[str], per_face: int, seed: int, 
         implied = NegativeRecipe.of_pip_scaling(float(pip_scale) if isinstance(pip_scale, (int, float)) else 0.0,
                                                 recipe if isinstance(recipe, PipRecipe) else DEFAULT_RECIPE)
         if negatives != implied:
-            key.append({"negatives": {"paper": negatives.paper, "parts": negatives.parts},
-                        "version": NEGATIVES_VERSION})
+            key.append({"negatives": negatives.key(), "version": NEGATIVES_VERSION})
     digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:12]
     return f"{family}-{digest}.npz"
 

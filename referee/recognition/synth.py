@@ -506,6 +506,39 @@ def render_card_zoom(
     """A 'back' sample: a part of a card (35-65% of its width and height) stretched to a crop."""
     hc = np.exp(rng.uniform(np.log(80), np.log(220)))
     fw, fh = rng.uniform(*ZOOM_SPAN, 2)
+    # Anywhere on the card, a little past its edge at most (a corner and its index may show).
+    return _card_window(art, textures, rng, size, hc, fw, fh, (-0.05, 1.05), (-0.05, 1.05), (0, 0.05))
+
+
+# Measured on s12 (session 8): a pip-scale model taught generic card parts (above) as 'back' also
+# learns to reject whole cards with a few big shapes and a thin border (Knoll aces, the EPFL deck),
+# while without them it reads the finder's quads inside a 9 or 10 as a 3 or an ace. What tells those
+# apart on a real table is that a whole card, even 40% covered or with corners ~10% off, shows some
+# of its edge, rounded corners or corner index; a window inside the face shows none of them.
+#: Share of the card's width and height an interior window covers.
+INTERIOR_SPAN = (0.3, 0.6)
+#: The part of the card (fractions of width, height) an interior window stays inside: clear of the
+#: border and the corner indices (French indices reach ~14% of the width and ~25% of the height,
+#: but never both past 12% across and 15% down at once).
+INTERIOR_BOX = ((0.15, 0.85), (0.12, 0.88))
+
+
+def render_card_interior(
+    art: CardArt, textures: list[U8], rng: np.random.Generator, size: tuple[int, int] = INPUT_SIZE,
+) -> U8:
+    """A 'back' sample: a window inside a card's face (30-60% of its width and height) that shows
+    none of its edge, corners or corner indices, e.g. a 9's column of pips, stretched to a crop."""
+    hc = np.exp(rng.uniform(np.log(80), np.log(220)))
+    fw, fh = rng.uniform(*INTERIOR_SPAN, 2)
+    return _card_window(art, textures, rng, size, hc, fw, fh, *INTERIOR_BOX, (0, 0.02))
+
+
+def _card_window(art: CardArt, textures: list[U8], rng: np.random.Generator, size: tuple[int, int],
+                 hc: float, fw: float, fh: float, xs: tuple[float, float], ys: tuple[float, float],
+                 jitter: tuple[float, float]) -> U8:
+    """The window ``fw`` x ``fh`` (fractions of the card) placed at random with its left/top edge
+    in ``xs[0] .. xs[1] - fw`` (``ys`` likewise), cut with up to ``jitter`` corner noise and the
+    usual lighting and camera; ``hc``: the window's height in camera pixels."""
     h = int(hc / fh)
     w = max(8, int(h * art.bgr.shape[1] / art.bgr.shape[0] * rng.uniform(0.88, 1.12)))
     pad = int(0.1 * h)
@@ -513,11 +546,10 @@ def render_card_zoom(
     if rng.random() < 0.5:
         art = CardArt(art.bgr[::-1, ::-1].copy(), art.mask[::-1, ::-1].copy())
     paste(canvas, art, w, h, pad + w / 2, pad + h / 2, 0.0)
-    # Anywhere on the card, a little past its edge at most (a corner and its index may show).
-    x0 = pad + rng.uniform(-0.05, 1.05 - fw) * w
-    y0 = pad + rng.uniform(-0.05, 1.05 - fh) * h
+    x0 = pad + rng.uniform(xs[0], xs[1] - fw) * w
+    y0 = pad + rng.uniform(ys[0], ys[1] - fh) * h
     x1, y1 = x0 + fw * w, y0 + fh * h
     quad = np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1]], np.float32)
     out_w, out_h = max(8, int(hc * rng.uniform(0.55, 0.8))), int(hc)
-    crop = jittered_crop(canvas, quad, out_w, out_h, rng.uniform(0, 0.05), rng)
+    crop = jittered_crop(canvas, quad, out_w, out_h, rng.uniform(*jitter), rng)
     return resize_crop(camera(light(crop, rng), rng), size)

@@ -75,6 +75,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--part-negatives", type=float, default=None, metavar="SHARE",
                         help="extra 'back' samples, this share of the face samples, of zoomed-in parts of "
                         "cards, with or without --pip-scale (default 0)")
+    parser.add_argument("--interior-negatives", type=float, default=None, metavar="SHARE",
+                        help="extra 'back' samples, this share of the face samples, of windows inside a "
+                        "card's face that show none of its edge, corners or indices (default 0)")
     parser.add_argument("--workers", type=int, default=None, help="render processes (default: --threads)")
     parser.add_argument("--val-per-face", type=int, default=24, help="validation crops per held-out face")
     parser.add_argument("--batch", type=int, default=128)
@@ -235,7 +238,8 @@ def pip_recipe(args: argparse.Namespace) -> PipRecipe:
 
 
 def negative_recipe(args: argparse.Namespace, recipe: PipRecipe) -> NegativeRecipe:
-    """``--paper-negatives`` / ``--part-negatives``, else what ``--pip-scale`` (and its recipe) implies."""
+    """``--paper-negatives`` / ``--part-negatives`` (else what ``--pip-scale`` and its recipe imply) and
+    ``--interior-negatives``."""
     from referee.errors import ConfigError
 
     parts = getattr(args, "part_negatives", None)
@@ -243,10 +247,12 @@ def negative_recipe(args: argparse.Namespace, recipe: PipRecipe) -> NegativeReci
         raise ConfigError("--part-negatives and --pip-zoom-negatives are the same share: give one")
     implied = NegativeRecipe.of_pip_scaling(args.pip_scale, recipe)
     paper = getattr(args, "paper_negatives", None)
+    interior = getattr(args, "interior_negatives", None) or 0.0
     try:
-        return NegativeRecipe(implied.paper if paper is None else paper, implied.parts if parts is None else parts)
+        return NegativeRecipe(implied.paper if paper is None else paper, implied.parts if parts is None else parts,
+                              interior)
     except ValueError as exc:
-        raise ConfigError(f"--paper-negatives/--part-negatives: {exc}") from exc
+        raise ConfigError(f"--paper-negatives/--part-negatives/--interior-negatives: {exc}") from exc
 
 
 def to_batch(images: np.ndarray, rng: np.random.Generator) -> Any:

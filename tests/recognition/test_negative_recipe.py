@@ -1,4 +1,4 @@
-"""Extra 'back' samples (paper clutter, zoomed-in card parts) as a recipe of their own."""
+"""Extra 'back' samples (paper clutter, zoomed-in card parts, windows inside a face) as a recipe of their own."""
 
 from __future__ import annotations
 
@@ -51,8 +51,10 @@ def test_other_negatives_get_their_own_cache_names() -> None:
         {"negatives": NegativeRecipe(0.04, 0.02)}, {"style": "table", "negatives": NegativeRecipe(0.04, 0.02)},
         {"pip_scale": 0.5}, {"pip_scale": 0.5, "negatives": NegativeRecipe(0.04, 0.02)},
         {"pip_scale": 0.5, "negatives": NegativeRecipe()},
+        {"negatives": NegativeRecipe(interior=0.03)}, {"negatives": NegativeRecipe(interior=0.02)},
+        {"pip_scale": 0.5, "negatives": NegativeRecipe(0, 0, 0.03)},
     )}
-    assert len(names) == 8
+    assert len(names) == 11
 
 
 def test_pip_scaling_implies_its_old_negatives_and_counts_stay() -> None:
@@ -70,7 +72,10 @@ def test_a_recipe_rejects_shares_out_of_range() -> None:
     for bad in ({"paper": -0.01}, {"parts": 0.6}):
         with pytest.raises(ValueError, match="negative recipe"):
             NegativeRecipe(**bad)  # type: ignore[arg-type]
-    assert NegativeRecipe(0.04, 0.02).shares() == {"back": BACK_SHARE, "paper": 0.04, "parts": 0.02}
+    with pytest.raises(ValueError, match="interior"):
+        NegativeRecipe(interior=0.51)
+    assert NegativeRecipe(0.04, 0.02).shares() == {"back": BACK_SHARE, "paper": 0.04, "parts": 0.02, "interior": 0.0}
+    assert default_back_count(10000, negatives=NegativeRecipe(interior=0.03)) == round((BACK_SHARE + 0.03) * 10000)
 
 
 class _Counter:
@@ -104,8 +109,34 @@ def test_the_shares_add_back_samples_of_their_kinds_without_pip_scaling(
     assert paper.calls > 15 and parts.calls > 15
     assert paper.calls + parts.calls < (extra.labels == BACK).sum()  # the old kinds stay
     paper.calls = parts.calls = 0
+    interior = _Counter(monkeypatch, "render_card_interior")
     render_set("french", ["fake_a/french"], 2, seed=3, **kw)  # type: ignore[arg-type]
-    assert paper.calls == parts.calls == 0
+    assert paper.calls == parts.calls == interior.calls == 0
+    inside = render_set("french", ["fake_a/french"], 2, seed=3, negatives=NegativeRecipe(interior=0.3), **kw)  # type: ignore[arg-type]
+    assert (inside.labels == BACK).sum() == int((BACK_SHARE + 0.3) * 104)
+    assert np.array_equal(inside.images[:faces.sum()], plain.images[faces])
+    assert 15 < interior.calls < (inside.labels == BACK).sum() and paper.calls == parts.calls == 0
+
+
+def test_an_interior_window_shows_none_of_the_cards_edge_or_corners() -> None:
+    # A card whose outer 12% is saturated green (border, corners, where indices sit) around a grey face,
+    # on a green table: no window may show any of that green; a zoomed-in part often does.
+    art_h, art_w = 300, 200
+    bgr = np.full((art_h, art_w, 3), 128, np.uint8)
+    bgr[:int(0.12 * art_h)] = bgr[-int(0.12 * art_h):] = (0, 255, 0)
+    bgr[:, :int(0.15 * art_w)] = bgr[:, -int(0.15 * art_w):] = (0, 255, 0)
+    art = synth.CardArt(bgr, np.full((art_h, art_w), 255, np.uint8))
+    table = [np.full((64, 64, 3), (0, 255, 0), np.uint8)]
+    rng = np.random.default_rng(5)
+
+    def green(crop: np.ndarray) -> float:
+        c = crop.astype(np.int16)
+        return float(((c[..., 1] - np.maximum(c[..., 0], c[..., 2])) > 60).mean())
+
+    inside = [green(synth.render_card_interior(art, table, rng)) for _ in range(60)]
+    parts = [green(synth.render_card_zoom(art, table, rng)) for _ in range(60)]
+    assert max(inside) < 0.01
+    assert sum(p > 0.05 for p in parts) > 30
 
 
 def test_pip_scaled_sets_render_as_with_their_implied_recipe(fake_shared: Path) -> None:
@@ -139,6 +170,11 @@ def test_train_options_build_the_negatives() -> None:
         recipe("--pip-scale", "0.5", "--pip-zoom-negatives", "0.04", "--part-negatives", "0.02")
     with pytest.raises(ConfigError, match="--paper-negatives"):
         recipe("--paper-negatives", "0.9")
+    assert recipe("--interior-negatives", "0.03") == NegativeRecipe(interior=0.03)
+    assert recipe("--pip-scale", "0.5", "--paper-negatives", "0", "--interior-negatives", "0.03") == \
+        NegativeRecipe(0, 0, 0.03)
+    with pytest.raises(ConfigError, match="--interior-negatives"):
+        recipe("--interior-negatives", "0.7")
 
 
 def test_the_training_plan_records_the_shares(fake_shared: Path, tmp_path: Path) -> None:
@@ -146,6 +182,6 @@ def test_the_training_plan_records_the_shares(fake_shared: Path, tmp_path: Path)
                  "--holdout", "fake_b/french", "--shared", str(fake_shared), "--cache", str(tmp_path),
                  "--paper-negatives", "0.1", "--part-negatives", "0.2")
     data, _, plan = train._data(args, "french", train._Logger(True))
-    assert plan["negatives"] == {"back": BACK_SHARE, "paper": 0.1, "parts": 0.2}
+    assert plan["negatives"] == {"back": BACK_SHARE, "paper": 0.1, "parts": 0.2, "interior": 0.0}
     assert (data.labels == BACK).sum() == dataset.default_back_count(104, negatives=NegativeRecipe(0.1, 0.2)) + \
         dataset.default_back_count(52, negatives=NegativeRecipe(0.1, 0.2))
