@@ -102,7 +102,7 @@ def main() -> None:
         training = base.info.extra.get("training", {})
         for kind in ("train_sets", "holdout_sets"):
             for i, name in enumerate(training.get(kind, [])):
-                data = render_set(deck, [name], 1, seed=21, back_count=0, workers=1)
+                data = render_set(deck, [name], 1, seed=21, back_count=0, workers=1, size=base.input_size)
                 codes = [base.labels[j] for j in data.labels]
                 row = prints(base, [np.asarray(c, np.uint8) for c in data.images], codes, args.swaps, i)
                 tag = "" if kind == "train_sets" else " (held out)"

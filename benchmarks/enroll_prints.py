@@ -46,8 +46,10 @@ def main() -> None:
     for deck in ("italian", "french"):
         base = CardClassifier.load(deck, args.model_dir, threads=1)
         for held in base.info.extra.get("training", {}).get("holdout_sets", []):
-            photos = render_set(deck, [held], args.per_face, seed=11, back_count=0, workers=args.workers)
-            play = render_set(deck, [held], args.per_face, seed=12, back_count=0, workers=args.workers)
+            photos = render_set(deck, [held], args.per_face, seed=11, back_count=0, workers=args.workers,
+                                size=base.input_size)
+            play = render_set(deck, [held], args.per_face, seed=12, back_count=0, workers=args.workers,
+                                size=base.input_size)
             codes = [base.labels[i] for i in photos.labels]
             truth = [base.labels[i] for i in play.labels]
             e = enroll(base, [np.asarray(c, np.uint8) for c in photos.images], codes)

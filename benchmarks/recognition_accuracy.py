@@ -30,11 +30,11 @@ def evaluate(deck: str, model_dir: Path, seen_per_face: int, val_per_face: int) 
     out: dict[str, Any] = {}
     holdout = plan.get("holdout_sets", [])
     if holdout:
-        data = cached_set(cache, deck, holdout, val_per_face, seed + 2000)
+        data = cached_set(cache, deck, holdout, val_per_face, seed + 2000, size=clf.input_size)
         out["held_out_prints"] = on_synthetic(clf, data)
     seen = plan.get("train_sets", [])
     if seen and seen_per_face:
-        data = cached_set(cache, deck, seen, seen_per_face, seed + 3000)
+        data = cached_set(cache, deck, seen, seen_per_face, seed + 3000, size=clf.input_size)
         out["seen_prints_new_renders"] = on_synthetic(clf, data)
     # The review (benchmarks/data/photo_review.csv) marks the boxes outside the input contract.
     out["photos_straightened"] = on_photos(clf, deck, shared_dir(), straighten=True, review=load_review())

@@ -52,42 +52,44 @@ DEALS = {
 THRESHOLDS = (0.3, 0.6, 0.9)
 
 
-def sim_crops(deck: str) -> dict[str, list[np.ndarray]]:
+def sim_crops(deck: str, size: tuple[int, int]) -> dict[str, list[np.ndarray]]:
     from referee.vision.finder import CardFinder, FinderConfig, rectify
 
     out: dict[str, list[np.ndarray]] = {"sim-finder": [], "sim-facedown": []}
     for game, face_set, seed, texture in DEALS[deck]:
         rng = np.random.default_rng(seed)
-        finder = CardFinder(FinderConfig(crop_size=(64, 96)))
+        finder = CardFinder(FinderConfig(crop_size=size))
         for frame in frames(game, face_set, seed, texture):
             up = [c.quad for c in frame.cards if c.face_up]
             for c in frame.cards:
                 if not c.face_up:
-                    out["sim-facedown"].append(rectify(frame.image, jittered(c.quad, 0.06, rng), (64, 96)))
+                    out["sim-facedown"].append(rectify(frame.image, jittered(c.quad, 0.06, rng), size))
             found = finder.find(frame.image)
             out["sim-finder"] += [found.crops[k] for k, q in enumerate(found.quad) if all(iou(q, u) < 0.3 for u in up)]
     return out
 
 
-def rendered_crops(deck: str, model_dir: Path, count: int) -> dict[str, list[np.ndarray]]:
+def rendered_crops(deck: str, model_dir: Path, count: int, size: tuple[int, int]) -> dict[str, list[np.ndarray]]:
     plan = json.loads((model_dir / f"{deck}.json").read_text())["training"]
     cache = REPO_ROOT / "build" / "recognition" / "negatives"
     out = {}
     for style in ("base", "table"):
-        data = cached_set(cache, deck, plan["train_sets"], 0, 9100, back_count=count, workers=1, style=style)
+        data = cached_set(cache, deck, plan["train_sets"], 0, 9100, back_count=count, workers=1, style=style,
+                          size=size)
         out[f"rendered-{style}"] = list(data.images)
     return out
 
 
-def drawn_crops(deck: str, count: int) -> dict[str, list[np.ndarray]]:
+def drawn_crops(deck: str, count: int, size: tuple[int, int]) -> dict[str, list[np.ndarray]]:
     """The ``paper`` and ``card-part`` crops, seeded (the same for every model)."""
     from referee.recognition import synth
     from referee.recognition.faces import face_sets, read_bgra, texture_files
 
     textures = [read_bgra(p)[..., :3].copy() for p in texture_files(None)]
     pool = [synth.prepare_art(read_bgra(p), 0.0) for s in face_sets(deck, None) for p in list(s.files.values())[::7]]
-    paper = [synth.render_paper_clutter(textures, pool, np.random.default_rng([99, i])) for i in range(count)]
-    parts = [synth.render_card_zoom(pool[i % len(pool)], textures, np.random.default_rng([98, i])) for i in range(count)]
+    paper = [synth.render_paper_clutter(textures, pool, np.random.default_rng([99, i]), size) for i in range(count)]
+    parts = [synth.render_card_zoom(pool[i % len(pool)], textures, np.random.default_rng([98, i]), size)
+             for i in range(count)]
     return {"paper": paper, "card-part": parts}
 
 
@@ -99,13 +101,17 @@ def main() -> None:
     parser.add_argument("--drawn", type=int, default=400, help="paper and card-part crops each (0: none)")
     args = parser.parse_args()
     dirs = args.model_dir or [models_dir()]
-    crops = {**rendered_crops(args.deck, dirs[0], args.rendered), **sim_crops(args.deck)}
-    if args.drawn:
-        crops.update(drawn_crops(args.deck, args.drawn))
+    by_size: dict[tuple[int, int], dict[str, list[np.ndarray]]] = {}  # the same crops, cut at each model's input
     print(f"{'model':40} {'crops':15} {'n':>5}  " + "  ".join(f"card>={t}" for t in THRESHOLDS))
     for d in dirs:
         clf = CardClassifier.load(args.deck, d, threads=1)
-        for kind, images in crops.items():
+        size = clf.input_size
+        if size not in by_size:
+            crops = {**rendered_crops(args.deck, dirs[0], args.rendered, size), **sim_crops(args.deck, size)}
+            if args.drawn:
+                crops.update(drawn_crops(args.deck, args.drawn, size))
+            by_size[size] = crops
+        for kind, images in by_size[size].items():
             preds = [p for i in range(0, len(images), 8) for p in clf.classify(images[i:i + 8])]
             conf = np.array([p.confidence for p in preds if p.card != BACK])
             counts = "  ".join(f"{int((conf >= t).sum()):8d}" for t in THRESHOLDS)

@@ -72,7 +72,8 @@ def score_set(clf: CardClassifier, spec: str, *, per_face: int, seed: int, root:
         if arg not in names:
             raise ConfigError(f"calibration set {spec!r}: no {clf.info.deck} print {arg!r}; known: {names}")
         style = {"style": "table"} if kind == "table" else {}
-        data = cached_set(cache, clf.info.deck, [arg], per_face, seed, workers=workers, root=root, **style)
+        data = cached_set(cache, clf.info.deck, [arg], per_face, seed, workers=workers, root=root,
+                          size=clf.input_size, **style)
         images, truth = list(data.images), data.labels
         groups = [spec] * len(truth)
     logits = np.concatenate([clf.run(images[i:i + 64])[0] for i in range(0, len(images), 64)]) \

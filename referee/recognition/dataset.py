@@ -29,7 +29,7 @@ from referee.recognition.faces import (
     texture_files,
 )
 from referee.recognition.pip_scale import DEFAULT_RECIPE, PipRecipe, PipScaler, is_pip_card
-from referee.recognition.preprocess import INPUT_SIZE
+from referee.recognition.preprocess import INPUT_SIZE, check_input_size
 
 #: Bump when the renderer changes, so stale caches are not reused.
 SYNTH_VERSION = 1
@@ -133,8 +133,9 @@ class _Renderer:
 
     def __init__(self, family: str, set_names: Sequence[str], root: Path | None, style: str = "base",
                  court_swap: float = 0.0, pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE,
-                 negatives: NegativeRecipe | None = None) -> None:
+                 negatives: NegativeRecipe | None = None, size: tuple[int, int] = INPUT_SIZE) -> None:
         self.style = style
+        self.size = check_input_size(size)
         self.negatives = resolve_negatives(negatives, pip_scale, pip_recipe)
         by_name = {s.name: s for s in face_sets(family, root)}
         self.sets: list[FaceSet] = [by_name[n] for n in set_names]
@@ -154,7 +155,7 @@ class _Renderer:
         self.backs = [synth.prepare_art(read_bgra(p), 0.0) for p in back_paths]
 
     def render(self, task: Task, seed: int) -> npt.NDArray[np.uint8]:
-        out = np.empty((task.count, INPUT_SIZE[1], INPUT_SIZE[0], 3), np.uint8)
+        out = np.empty((task.count, self.size[1], self.size[0], 3), np.uint8)
         for i in range(task.count):
             k = task.start + i
             key = int.from_bytes(hashlib.sha256(f"{task.code}".encode()).digest()[:4], "little")
@@ -167,9 +168,9 @@ class _Renderer:
                 which = int(rng.integers(len(variants)))
                 art = self._swapped(task, which, rng) or self._pip_scaled(task, which, rng) or variants[which]
                 if table:
-                    out[i] = synth.render_table_card(art, self.textures, self.pool, self.backs, rng)
+                    out[i] = synth.render_table_card(art, self.textures, self.pool, self.backs, rng, size=self.size)
                 else:
-                    out[i] = synth.render_card(art, self.textures, self.pool, rng)
+                    out[i] = synth.render_card(art, self.textures, self.pool, rng, size=self.size)
         return out
 
     def _negative(self, rng: np.random.Generator, table: bool) -> npt.NDArray[np.uint8]:
@@ -181,16 +182,16 @@ class _Renderer:
         paper, parts, interior = self.negatives.paper, self.negatives.parts, self.negatives.interior
         if interior and self.pool and rng.random() < interior / self.negatives.back_share():
             art = self.pool[int(rng.integers(len(self.pool)))]
-            return synth.render_card_interior(art, self.textures, rng)
+            return synth.render_card_interior(art, self.textures, rng, self.size)
         if parts and self.pool and rng.random() < parts / (BACK_SHARE + paper + parts):
             art = self.pool[int(rng.integers(len(self.pool)))]
-            return synth.render_card_zoom(art, self.textures, rng)
+            return synth.render_card_zoom(art, self.textures, rng, self.size)
         if paper and rng.random() < paper / (BACK_SHARE + paper):
-            return synth.render_paper_clutter(self.textures, self.pool, rng)
+            return synth.render_paper_clutter(self.textures, self.pool, rng, self.size)
         if table and self.backs and rng.random() < 0.5:
             back = self.backs[int(rng.integers(len(self.backs)))]
-            return synth.render_table_card(back, self.textures, self.pool, self.backs, rng)
-        return synth.render_not_card(self.textures, self.backs, self.pool, rng)
+            return synth.render_table_card(back, self.textures, self.pool, self.backs, rng, size=self.size)
+        return synth.render_not_card(self.textures, self.backs, self.pool, rng, size=self.size)
 
     def _swapped(self, task: Task, which: int, rng: np.random.Generator) -> synth.CardArt | None:
         """The face with another court's picture (``court_swap``), on blank ``which``; or None."""
@@ -247,13 +248,13 @@ _WORKER: _Renderer | None = None
 
 def _init_worker(family: str, set_names: Sequence[str], root: Path | None, style: str = "base",
                  court_swap: float = 0.0, pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE,
-                 negatives: NegativeRecipe | None = None) -> None:
+                 negatives: NegativeRecipe | None = None, size: tuple[int, int] = INPUT_SIZE) -> None:
     global _WORKER
     os.environ["OMP_NUM_THREADS"] = "1"
     import cv2
 
     cv2.setNumThreads(1)
-    _WORKER = _Renderer(family, set_names, root, style, court_swap, pip_scale, pip_recipe, negatives)
+    _WORKER = _Renderer(family, set_names, root, style, court_swap, pip_scale, pip_recipe, negatives, size)
 
 
 def _run_task(args: tuple[Task, int]) -> npt.NDArray[np.uint8]:
@@ -278,6 +279,7 @@ def render_set(
     back_count: int | None = None, workers: int = 2, root: Path | None = None,
     progress: Progress | None = None, style: str = "base", court_swap: float = 0.0,
     pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE, negatives: NegativeRecipe | None = None,
+    size: tuple[int, int] = INPUT_SIZE,
 ) -> SynthSet:
     """Render (in ``workers`` processes) ``per_face`` crops per face of the named prints.
 
@@ -288,7 +290,7 @@ def render_set(
     which pip cards are rescaled and how (:class:`referee.recognition.pip_scale.PipRecipe`).
     ``negatives``: extra 'back' samples (:class:`NegativeRecipe`); None = what the pip scaling
     implies (with it on, marks on white paper (:data:`PAPER_BACK_SHARE`) and the recipe's zoom
-    negatives; else none).
+    negatives; else none). ``size``: the crops' (width, height), the input of the model they are for.
     """
     labels = RECOGNISER_LABELS[family]
     n_faces = sum(len(s.files) for s in face_sets(family, root) if s.name in set_names)
@@ -298,7 +300,8 @@ def render_set(
     chunks: list[npt.NDArray[np.uint8]] = []
     if style not in STYLES:
         raise ValueError(f"render style {style!r}: expected one of {STYLES}")
-    mapped = _map(tasks, seed, family, set_names, root, workers, style, court_swap, pip_scale, pip_recipe, negatives)
+    mapped = _map(tasks, seed, family, set_names, root, workers, style, court_swap, pip_scale, pip_recipe, negatives,
+                  check_input_size(size))
     for done, arr in enumerate(mapped, 1):
         chunks.append(arr)
         if progress:
@@ -319,13 +322,13 @@ def default_back_count(face_samples: int, pip_scale: float = 0.0, pip_recipe: Pi
 def _map(tasks: list[Task], seed: int, family: str, set_names: Sequence[str],
          root: Path | None, workers: int, style: str,
          court_swap: float = 0.0, pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE,
-         negatives: NegativeRecipe | None = None) -> Iterator[npt.NDArray[np.uint8]]:
+         negatives: NegativeRecipe | None = None, size: tuple[int, int] = INPUT_SIZE) -> Iterator[npt.NDArray[np.uint8]]:
     if workers <= 1:
-        _init_worker(family, set_names, root, style, court_swap, pip_scale, pip_recipe, negatives)
+        _init_worker(family, set_names, root, style, court_swap, pip_scale, pip_recipe, negatives, size)
         yield from (_run_task((t, seed)) for t in tasks)
         return
     ctx = mp.get_context("fork")
-    initargs = (family, list(set_names), root, style, court_swap, pip_scale, pip_recipe, negatives)
+    initargs = (family, list(set_names), root, style, court_swap, pip_scale, pip_recipe, negatives, size)
     with ctx.Pool(workers, _init_worker, initargs) as pool:
         yield from pool.imap(_run_task, [(t, seed) for t in tasks])
 
@@ -371,6 +374,9 @@ def cache_name(family: str, set_names: Sequence[str], per_face: int, seed: int, 
                                                 recipe if isinstance(recipe, PipRecipe) else DEFAULT_RECIPE)
         if negatives != implied:
             key.append({"negatives": negatives.key(), "version": NEGATIVES_VERSION})
+    size = kwargs.get("size")
+    if isinstance(size, (tuple, list)) and tuple(size) != INPUT_SIZE:  # likewise
+        key.append({"size": [int(v) for v in size]})
     digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:12]
     return f"{family}-{digest}.npz"
 

@@ -26,6 +26,16 @@ U8Image = npt.NDArray[np.uint8]
 F32Array = npt.NDArray[np.float32]
 
 
+def check_input_size(size: Sequence[int]) -> tuple[int, int]:
+    """``size`` as a model input (width, height): portrait, each side 32-256 px, else a ValueError."""
+    if len(size) != 2:
+        raise ValueError(f"model input size {tuple(size)}: expected width and height")
+    w, h = (int(v) for v in size)
+    if not (32 <= w <= 256 and 32 <= h <= 256 and h >= w):
+        raise ValueError(f"model input size {w}x{h}: expected a portrait width x height, each 32-256 px")
+    return w, h
+
+
 def check_crop(crop: object, index: int = 0) -> U8Image:
     """Return ``crop`` if it is a BGR uint8 image of usable size, else raise naming it."""
     if not isinstance(crop, np.ndarray) or crop.dtype != np.uint8:

@@ -25,7 +25,7 @@ from referee.paths import REPO_ROOT, models_dir, shared_dir
 from referee.recognition.dataset import NEGATIVES, NegativeRecipe, SynthSet, cached_set, join_sets
 from referee.recognition.faces import DEFAULT_HOLDOUT, face_sets
 from referee.recognition.pip_scale import PipRecipe
-from referee.recognition.preprocess import MEAN, STD
+from referee.recognition.preprocess import INPUT_SIZE, MEAN, STD, check_input_size
 
 WARMUP_STEPS = 150
 #: Steps at which the total is (re)fitted to the time budget, all within the warm-up.
@@ -78,6 +78,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--interior-negatives", type=float, default=None, metavar="SHARE",
                         help="extra 'back' samples, this share of the face samples, of windows inside a "
                         "card's face that show none of its edge, corners or indices (default 0)")
+    parser.add_argument("--input-size", nargs=2, type=int, default=None, metavar=("W", "H"),
+                        help=f"model input, portrait (default {INPUT_SIZE[0]} {INPUT_SIZE[1]}); the sets are rendered "
+                        "at it and the live finder cuts its crops at it")
     parser.add_argument("--workers", type=int, default=None, help="render processes (default: --threads)")
     parser.add_argument("--val-per-face", type=int, default=24, help="validation crops per held-out face")
     parser.add_argument("--batch", type=int, default=128)
@@ -143,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
              "validation": report}
     from referee.recognition.export import export
 
-    onnx_path = export(model, deck, out, report["temperature"], extra)
+    onnx_path = export(model, deck, out, report["temperature"], extra, input_size(args))
     if args.calibrate_on:
         _calibrate(args, deck, out, out, log)
     log(f"wrote {onnx_path} and {onnx_path.with_suffix('.json')} in {(time.monotonic() - t0) / 60:.1f} min")
@@ -203,7 +206,8 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
     swap = DEFAULT_COURT_SWAP[deck] if args.court_swap is None else args.court_swap
     recipe = pip_recipe(args)
     negatives = negative_recipe(args, recipe)
-    pips: dict[str, Any] = {"pip_scale": args.pip_scale, "pip_recipe": recipe, "negatives": negatives}
+    size = input_size(args)
+    pips: dict[str, Any] = {"pip_scale": args.pip_scale, "pip_recipe": recipe, "negatives": negatives, "size": size}
     train = cached_set(cache, deck, train_sets, per_face, args.seed, workers=workers,
                        root=root, progress=progress("training set"), court_swap=swap, **pips)
     table_per_face = args.table_samples // max(1, n_faces)
@@ -214,13 +218,27 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
         train = join_sets(train, table)
     val_sets = holdout or train_sets
     val = cached_set(cache, deck, val_sets, args.val_per_face, args.seed + 1000, workers=workers,
-                     root=root, progress=progress("validation set"))
+                     root=root, progress=progress("validation set"), size=size)
     plan = {"train_sets": train_sets, "holdout_sets": holdout, "per_face": per_face,
             "table_per_face": table_per_face, "court_swap": swap, "pip_scale": args.pip_scale,
             **({"pip_recipe": recipe.changes()} if recipe.changes() else {}),
             "negatives": negatives.shares(),
+            **({"input_size": list(size)} if size != INPUT_SIZE else {}),
             "train_crops": len(train), "val_crops": len(val)}
     return train, val, plan
+
+
+def input_size(args: argparse.Namespace) -> tuple[int, int]:
+    """``--input-size``, checked (default :data:`INPUT_SIZE`)."""
+    given = getattr(args, "input_size", None)
+    if given is None:
+        return INPUT_SIZE
+    try:
+        return check_input_size(given)
+    except ValueError as exc:
+        from referee.errors import ConfigError
+
+        raise ConfigError(f"--input-size: {exc}") from exc
 
 
 def pip_recipe(args: argparse.Namespace) -> PipRecipe:
@@ -329,7 +347,7 @@ def _snapshot(model: Any, args: argparse.Namespace, step: int, log: _Logger) -> 
     from referee.recognition.export import export
 
     out = args.cache / "snapshots"
-    export(model, deck_family(args.deck), out, 1.0, {"snapshot_step": step})
+    export(model, deck_family(args.deck), out, 1.0, {"snapshot_step": step}, input_size(args))
     model.train()
     log(f"snapshot at step {step} -> {out}")
 
