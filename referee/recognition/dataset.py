@@ -67,8 +67,9 @@ class NegativeRecipe:
     parts of training faces (:func:`synth.render_card_zoom`). Both answered non-cards the French
     pip-scale candidates read as cards (sessions 4-5), and came only with pip scaling; as a
     recipe of their own any set can hold them. ``interior``: windows inside a training face that
-    show none of its edge, corners or indices (:func:`synth.render_card_interior`; session 9). :meth:`of_pip_scaling` is what pip scaling has
-    always brought, so those sets render and cache as before.
+    show none of its edge, corners or indices (:func:`synth.render_card_interior`; session 9).
+    :meth:`of_pip_scaling` is what pip scaling has always brought, so those sets render and cache
+    as before.
     """
 
     paper: float = 0.0
