@@ -136,7 +136,7 @@ class _Renderer:
                  court_swap: float = 0.0, pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE,
                  negatives: NegativeRecipe | None = None, size: tuple[int, int] = INPUT_SIZE) -> None:
         self.style = style
-        self.size = check_input_size(size)
+        self.size = size  # checked by render_set
         self.negatives = resolve_negatives(negatives, pip_scale, pip_recipe)
         by_name = {s.name: s for s in face_sets(family, root)}
         self.sets: list[FaceSet] = [by_name[n] for n in set_names]
