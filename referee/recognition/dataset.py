@@ -30,6 +30,7 @@ from referee.recognition.faces import (
 )
 from referee.recognition.pip_scale import DEFAULT_RECIPE, PipRecipe, PipScaler, is_pip_card
 from referee.recognition.preprocess import INPUT_SIZE, check_input_size
+from referee.recognition.print_style import PRINT_VARIATION_VERSION, vary_print
 
 #: Bump when the renderer changes, so stale caches are not reused.
 SYNTH_VERSION = 1
@@ -134,9 +135,11 @@ class _Renderer:
 
     def __init__(self, family: str, set_names: Sequence[str], root: Path | None, style: str = "base",
                  court_swap: float = 0.0, pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE,
-                 negatives: NegativeRecipe | None = None, size: tuple[int, int] = INPUT_SIZE) -> None:
+                 negatives: NegativeRecipe | None = None, size: tuple[int, int] = INPUT_SIZE,
+                 print_variation: float = 0.0) -> None:
         self.style = style
         self.size = size  # checked by render_set
+        self.print_variation = print_variation
         self.negatives = resolve_negatives(negatives, pip_scale, pip_recipe)
         by_name = {s.name: s for s in face_sets(family, root)}
         self.sets: list[FaceSet] = [by_name[n] for n in set_names]
@@ -168,6 +171,8 @@ class _Renderer:
                 variants = self.arts[task.set_index][task.code]
                 which = int(rng.integers(len(variants)))
                 art = self._swapped(task, which, rng) or self._pip_scaled(task, which, rng) or variants[which]
+                if self.print_variation and rng.random() < self.print_variation:  # no draw when off
+                    art = vary_print(art, rng)
                 if table:
                     out[i] = synth.render_table_card(art, self.textures, self.pool, self.backs, rng, size=self.size)
                 else:
@@ -249,13 +254,15 @@ _WORKER: _Renderer | None = None
 
 def _init_worker(family: str, set_names: Sequence[str], root: Path | None, style: str = "base",
                  court_swap: float = 0.0, pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE,
-                 negatives: NegativeRecipe | None = None, size: tuple[int, int] = INPUT_SIZE) -> None:
+                 negatives: NegativeRecipe | None = None, size: tuple[int, int] = INPUT_SIZE,
+                 print_variation: float = 0.0) -> None:
     global _WORKER
     os.environ["OMP_NUM_THREADS"] = "1"
     import cv2
 
     cv2.setNumThreads(1)
-    _WORKER = _Renderer(family, set_names, root, style, court_swap, pip_scale, pip_recipe, negatives, size)
+    _WORKER = _Renderer(family, set_names, root, style, court_swap, pip_scale, pip_recipe, negatives, size,
+                        print_variation)
 
 
 def _run_task(args: tuple[Task, int]) -> npt.NDArray[np.uint8]:
@@ -280,7 +287,7 @@ def render_set(
     back_count: int | None = None, workers: int = 2, root: Path | None = None,
     progress: Progress | None = None, style: str = "base", court_swap: float = 0.0,
     pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE, negatives: NegativeRecipe | None = None,
-    size: tuple[int, int] = INPUT_SIZE,
+    size: tuple[int, int] = INPUT_SIZE, print_variation: float = 0.0,
 ) -> SynthSet:
     """Render (in ``workers`` processes) ``per_face`` crops per face of the named prints.
 
@@ -292,6 +299,8 @@ def render_set(
     ``negatives``: extra 'back' samples (:class:`NegativeRecipe`); None = what the pip scaling
     implies (with it on, marks on white paper (:data:`PAPER_BACK_SHARE`) and the recipe's zoom
     negatives; else none). ``size``: the crops' (width, height), the input of the model they are for.
+    ``print_variation``: probability that a face is drawn as another print of its pattern would
+    show it (:mod:`referee.recognition.print_style`); 0 for validation/benchmark sets.
     """
     labels = RECOGNISER_LABELS[family]
     n_faces = sum(len(s.files) for s in face_sets(family, root) if s.name in set_names)
@@ -301,8 +310,10 @@ def render_set(
     chunks: list[npt.NDArray[np.uint8]] = []
     if style not in STYLES:
         raise ValueError(f"render style {style!r}: expected one of {STYLES}")
+    if not 0 <= print_variation <= 1:
+        raise ValueError(f"print variation {print_variation}: expected a probability in 0-1")
     mapped = _map(tasks, seed, family, set_names, root, workers, style, court_swap, pip_scale, pip_recipe, negatives,
-                  check_input_size(size))
+                  check_input_size(size), print_variation)
     for done, arr in enumerate(mapped, 1):
         chunks.append(arr)
         if progress:
@@ -323,13 +334,16 @@ def default_back_count(face_samples: int, pip_scale: float = 0.0, pip_recipe: Pi
 def _map(tasks: list[Task], seed: int, family: str, set_names: Sequence[str],
          root: Path | None, workers: int, style: str,
          court_swap: float = 0.0, pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE,
-         negatives: NegativeRecipe | None = None, size: tuple[int, int] = INPUT_SIZE) -> Iterator[npt.NDArray[np.uint8]]:
+         negatives: NegativeRecipe | None = None, size: tuple[int, int] = INPUT_SIZE,
+         print_variation: float = 0.0) -> Iterator[npt.NDArray[np.uint8]]:
     if workers <= 1:
-        _init_worker(family, set_names, root, style, court_swap, pip_scale, pip_recipe, negatives, size)
+        _init_worker(family, set_names, root, style, court_swap, pip_scale, pip_recipe, negatives, size,
+                     print_variation)
         yield from (_run_task((t, seed)) for t in tasks)
         return
     ctx = mp.get_context("fork")
-    initargs = (family, list(set_names), root, style, court_swap, pip_scale, pip_recipe, negatives, size)
+    initargs = (family, list(set_names), root, style, court_swap, pip_scale, pip_recipe, negatives, size,
+                print_variation)
     with ctx.Pool(workers, _init_worker, initargs) as pool:
         yield from pool.imap(_run_task, [(t, seed) for t in tasks])
 
@@ -378,6 +392,8 @@ def cache_name(family: str, set_names: Sequence[str], per_face: int, seed: int, 
     size = kwargs.get("size")
     if isinstance(size, (tuple, list)) and tuple(size) != INPUT_SIZE:  # likewise
         key.append({"size": [int(v) for v in size]})
+    if kwargs.get("print_variation"):  # likewise
+        key.append({"print_variation": kwargs["print_variation"], "version": PRINT_VARIATION_VERSION})
     digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:12]
     return f"{family}-{digest}.npz"
 

@@ -78,6 +78,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--interior-negatives", type=float, default=None, metavar="SHARE",
                         help="extra 'back' samples, this share of the face samples, of windows inside a "
                         "card's face that show none of its edge, corners or indices (default 0)")
+    parser.add_argument("--print-variation", type=float, default=0.0, metavar="P",
+                        help="probability that a training face is drawn as another print of its pattern "
+                        "(ink shades, line weight, a slightly redrawn figure; "
+                        "referee/recognition/print_style.py) (default 0)")
     parser.add_argument("--input-size", nargs=2, type=int, default=None, metavar=("W", "H"),
                         help=f"model input, portrait (default {INPUT_SIZE[0]} {INPUT_SIZE[1]}); the sets are rendered "
                         "at it and the live finder cuts its crops at it")
@@ -207,7 +211,9 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
     recipe = pip_recipe(args)
     negatives = negative_recipe(args, recipe)
     size = input_size(args)
-    pips: dict[str, Any] = {"pip_scale": args.pip_scale, "pip_recipe": recipe, "negatives": negatives, "size": size}
+    variation = print_variation(args)
+    pips: dict[str, Any] = {"pip_scale": args.pip_scale, "pip_recipe": recipe, "negatives": negatives, "size": size,
+                            "print_variation": variation}
     train = cached_set(cache, deck, train_sets, per_face, args.seed, workers=workers,
                        root=root, progress=progress("training set"), court_swap=swap, **pips)
     table_per_face = args.table_samples // max(1, n_faces)
@@ -224,8 +230,19 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
             **({"pip_recipe": recipe.changes()} if recipe.changes() else {}),
             "negatives": negatives.shares(),
             **({"input_size": list(size)} if size != INPUT_SIZE else {}),
+            **({"print_variation": variation} if variation else {}),
             "train_crops": len(train), "val_crops": len(val)}
     return train, val, plan
+
+
+def print_variation(args: argparse.Namespace) -> float:
+    """``--print-variation``, checked (default 0)."""
+    p = float(getattr(args, "print_variation", 0.0) or 0.0)
+    if not 0 <= p <= 1:
+        from referee.errors import ConfigError
+
+        raise ConfigError(f"--print-variation {p}: expected a probability in 0-1")
+    return p
 
 
 def input_size(args: argparse.Namespace) -> tuple[int, int]:
