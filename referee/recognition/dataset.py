@@ -130,17 +130,28 @@ class Task:
     count: int
 
 
+@dataclass(frozen=True)
+class _Options:
+    """How :func:`render_set` draws its samples (its keyword options), handed to every worker."""
+
+    style: str = "base"
+    court_swap: float = 0.0
+    pip_scale: float = 0.0
+    pip_recipe: PipRecipe = DEFAULT_RECIPE
+    negatives: NegativeRecipe | None = None
+    size: tuple[int, int] = INPUT_SIZE
+    print_variation: float = 0.0
+
+
 class _Renderer:
     """Per-process holder of the prepared art (loaded once per worker)."""
 
-    def __init__(self, family: str, set_names: Sequence[str], root: Path | None, style: str = "base",
-                 court_swap: float = 0.0, pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE,
-                 negatives: NegativeRecipe | None = None, size: tuple[int, int] = INPUT_SIZE,
-                 print_variation: float = 0.0) -> None:
-        self.style = style
-        self.size = size  # checked by render_set
-        self.print_variation = print_variation
-        self.negatives = resolve_negatives(negatives, pip_scale, pip_recipe)
+    def __init__(self, family: str, set_names: Sequence[str], root: Path | None, options: _Options) -> None:
+        court_swap, pip_scale, pip_recipe = options.court_swap, options.pip_scale, options.pip_recipe
+        self.style = options.style
+        self.size = options.size  # checked by render_set
+        self.print_variation = options.print_variation
+        self.negatives = resolve_negatives(options.negatives, pip_scale, pip_recipe)
         by_name = {s.name: s for s in face_sets(family, root)}
         self.sets: list[FaceSet] = [by_name[n] for n in set_names]
         self.arts: list[dict[str, list[synth.CardArt]]] = [_set_arts(s) for s in self.sets]
@@ -252,17 +263,13 @@ def _set_arts(face_set: FaceSet) -> dict[str, list[synth.CardArt]]:
 _WORKER: _Renderer | None = None
 
 
-def _init_worker(family: str, set_names: Sequence[str], root: Path | None, style: str = "base",
-                 court_swap: float = 0.0, pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE,
-                 negatives: NegativeRecipe | None = None, size: tuple[int, int] = INPUT_SIZE,
-                 print_variation: float = 0.0) -> None:
+def _init_worker(family: str, set_names: Sequence[str], root: Path | None, options: _Options) -> None:
     global _WORKER
     os.environ["OMP_NUM_THREADS"] = "1"
     import cv2
 
     cv2.setNumThreads(1)
-    _WORKER = _Renderer(family, set_names, root, style, court_swap, pip_scale, pip_recipe, negatives, size,
-                        print_variation)
+    _WORKER = _Renderer(family, set_names, root, options)
 
 
 def _run_task(args: tuple[Task, int]) -> npt.NDArray[np.uint8]:
@@ -312,8 +319,8 @@ def render_set(
         raise ValueError(f"render style {style!r}: expected one of {STYLES}")
     if not 0 <= print_variation <= 1:
         raise ValueError(f"print variation {print_variation}: expected a probability in 0-1")
-    mapped = _map(tasks, seed, family, set_names, root, workers, style, court_swap, pip_scale, pip_recipe, negatives,
-                  check_input_size(size), print_variation)
+    options = _Options(style, court_swap, pip_scale, pip_recipe, negatives, check_input_size(size), print_variation)
+    mapped = _map(tasks, seed, family, set_names, root, workers, options)
     for done, arr in enumerate(mapped, 1):
         chunks.append(arr)
         if progress:
@@ -332,18 +339,13 @@ def default_back_count(face_samples: int, pip_scale: float = 0.0, pip_recipe: Pi
 
 
 def _map(tasks: list[Task], seed: int, family: str, set_names: Sequence[str],
-         root: Path | None, workers: int, style: str,
-         court_swap: float = 0.0, pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE,
-         negatives: NegativeRecipe | None = None, size: tuple[int, int] = INPUT_SIZE,
-         print_variation: float = 0.0) -> Iterator[npt.NDArray[np.uint8]]:
+         root: Path | None, workers: int, options: _Options) -> Iterator[npt.NDArray[np.uint8]]:
     if workers <= 1:
-        _init_worker(family, set_names, root, style, court_swap, pip_scale, pip_recipe, negatives, size,
-                     print_variation)
+        _init_worker(family, set_names, root, options)
         yield from (_run_task((t, seed)) for t in tasks)
         return
     ctx = mp.get_context("fork")
-    initargs = (family, list(set_names), root, style, court_swap, pip_scale, pip_recipe, negatives, size,
-                print_variation)
+    initargs = (family, list(set_names), root, options)
     with ctx.Pool(workers, _init_worker, initargs) as pool:
         yield from pool.imap(_run_task, [(t, seed) for t in tasks])
 
