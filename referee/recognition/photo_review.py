@@ -60,6 +60,7 @@ def load_review(path: Path = DEFAULT_REVIEW) -> PhotoReview:
     """Read a review CSV (``#`` lines are comments); errors name the file and line."""
     outside: dict[Key, str] = {}
     ranks: dict[Key, str] = {}
+    first_line: dict[tuple[str, Key], int] = {}  # (verdict, box) -> the line that gave it
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
@@ -75,6 +76,11 @@ def load_review(path: Path = DEFAULT_REVIEW) -> PhotoReview:
             raise ConfigError(f"{where}: box must be four integers: {exc}") from exc
         key: Key = (row["source"], row["image"], box)
         verdict, value = row["verdict"], row["value"]
+        if (verdict, key) in first_line:
+            # the last row would silently win: a reviewer's second thought must replace the first
+            raise ConfigError(f"{where}: box {key[1]} {box} already has a '{verdict}' verdict "
+                              f"(line {first_line[verdict, key]})")
+        first_line[verdict, key] = n
         if verdict == "outside" and value in REASONS:
             outside[key] = value
         elif verdict == "label" and value in {*FRENCH_RANKS, *ITALIAN_RANKS}:

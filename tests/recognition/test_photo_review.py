@@ -63,6 +63,19 @@ def test_a_bad_row_is_named_by_file_and_line(tmp_path: Path) -> None:
         load_review(tmp_path / "missing.csv")
 
 
+def test_a_box_reviewed_twice_is_named_with_both_lines(tmp_path: Path) -> None:
+    path = tmp_path / "review.csv"
+    # Before, the second row silently replaced the first.
+    path.write_text(f"{HEADER}\nsrc,a.jpg,0,0,10,14,outside,partial,\nsrc,b.jpg,0,0,10,14,outside,blank,\n"
+                    "src,a.jpg,0,0,10,14,outside,zoomed,\n")
+    with pytest.raises(ConfigError, match=r"line 4: box a.jpg \(0, 0, 10, 14\) already has a 'outside' verdict \(line 2\)"):
+        load_review(path)
+    # One verdict of each kind on a box is fine: outside the contract, and its label corrected.
+    path.write_text(f"{HEADER}\nsrc,a.jpg,0,0,10,14,outside,partial,\nsrc,a.jpg,0,0,10,14,label,10,\n")
+    review = load_review(path)
+    assert review.rank(card("a.jpg", "9")) == "10" and not review.in_contract(card("a.jpg", "9"))
+
+
 def test_a_stale_review_is_found(tmp_path: Path) -> None:
     path = tmp_path / "review.csv"
     path.write_text(f"{HEADER}\nsrc,gone.jpg,0,0,10,14,outside,partial,\nother,x.jpg,0,0,1,1,outside,blank,\n")
