@@ -141,6 +141,17 @@ class _Options:
     negatives: NegativeRecipe | None = None
     size: tuple[int, int] = INPUT_SIZE
     print_variation: float = 0.0
+    vary_others: bool = False
+
+
+#: Seed of the varied copies :func:`varied_copies` makes (one per art, the same in every worker).
+VARIED_COPIES_SEED = 7919
+
+
+def varied_copies(arts: Sequence[synth.CardArt]) -> list[synth.CardArt]:
+    """One :func:`vary_print` copy of each art, each drawn from its own seed (so every worker
+    and every run makes the same ones)."""
+    return [vary_print(a, np.random.default_rng([VARIED_COPIES_SEED, i])) for i, a in enumerate(arts)]
 
 
 class _Renderer:
@@ -168,6 +179,13 @@ class _Renderer:
         self.textures = [read_bgra(p)[..., :3].copy() for p in texture_files(root)]
         back_paths = back_files(root) + joker_files(root)
         self.backs = [synth.prepare_art(read_bgra(p), 0.0) for p in back_paths]
+        if self.print_variation and options.vary_others:
+            # The faces around the sample (neighbours, occluders) and those the negatives are
+            # cut from, and the backs, come from varied prints too, half the time: else a varied
+            # ink or line is itself a sign of "the card this crop is of", and everything unlike
+            # the training prints reads as a card (session 10's s19: sim non-card quads 217 -> 821).
+            self.pool = self.pool + varied_copies(self.pool)
+            self.backs = self.backs + varied_copies(self.backs)
 
     def render(self, task: Task, seed: int) -> npt.NDArray[np.uint8]:
         out = np.empty((task.count, self.size[1], self.size[0], 3), np.uint8)
@@ -294,7 +312,7 @@ def render_set(
     back_count: int | None = None, workers: int = 2, root: Path | None = None,
     progress: Progress | None = None, style: str = "base", court_swap: float = 0.0,
     pip_scale: float = 0.0, pip_recipe: PipRecipe = DEFAULT_RECIPE, negatives: NegativeRecipe | None = None,
-    size: tuple[int, int] = INPUT_SIZE, print_variation: float = 0.0,
+    size: tuple[int, int] = INPUT_SIZE, print_variation: float = 0.0, vary_others: bool = False,
 ) -> SynthSet:
     """Render (in ``workers`` processes) ``per_face`` crops per face of the named prints.
 
@@ -308,6 +326,9 @@ def render_set(
     negatives; else none). ``size``: the crops' (width, height), the input of the model they are for.
     ``print_variation``: probability that a face is drawn as another print of its pattern would
     show it (:mod:`referee.recognition.print_style`); 0 for validation/benchmark sets.
+    ``vary_others`` (with ``print_variation``): the other cards in a sample (neighbours,
+    occluders, the cards the negatives show parts of) and the backs are drawn half the time from
+    one varied copy of each (:func:`varied_copies`), so a varied print is no sign of the card.
     """
     labels = RECOGNISER_LABELS[family]
     n_faces = sum(len(s.files) for s in face_sets(family, root) if s.name in set_names)
@@ -319,7 +340,10 @@ def render_set(
         raise ValueError(f"render style {style!r}: expected one of {STYLES}")
     if not 0 <= print_variation <= 1:
         raise ValueError(f"print variation {print_variation}: expected a probability in 0-1")
-    options = _Options(style, court_swap, pip_scale, pip_recipe, negatives, check_input_size(size), print_variation)
+    if vary_others and not print_variation:
+        raise ValueError("vary_others draws the other cards from varied prints: it needs a print variation")
+    options = _Options(style, court_swap, pip_scale, pip_recipe, negatives, check_input_size(size), print_variation,
+                       vary_others)
     mapped = _map(tasks, seed, family, set_names, root, workers, options)
     for done, arr in enumerate(mapped, 1):
         chunks.append(arr)
@@ -395,7 +419,10 @@ def cache_name(family: str, set_names: Sequence[str], per_face: int, seed: int, 
     if isinstance(size, (tuple, list)) and tuple(size) != INPUT_SIZE:  # likewise
         key.append({"size": [int(v) for v in size]})
     if kwargs.get("print_variation"):  # likewise
-        key.append({"print_variation": kwargs["print_variation"], "version": PRINT_VARIATION_VERSION})
+        varied: dict[str, object] = {"print_variation": kwargs["print_variation"], "version": PRINT_VARIATION_VERSION}
+        if kwargs.get("vary_others"):  # likewise: sets varying only their own faces keep their keys
+            varied["others"] = True
+        key.append(varied)
     digest = hashlib.sha256(json.dumps(key).encode()).hexdigest()[:12]
     return f"{family}-{digest}.npz"
 

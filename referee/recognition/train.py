@@ -82,6 +82,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="probability that a training face is drawn as another print of its pattern "
                         "(ink shades, line weight, a slightly redrawn figure; "
                         "referee/recognition/print_style.py) (default 0)")
+    parser.add_argument("--vary-others", action="store_true",
+                        help="with --print-variation: the other cards in a sample (neighbours, occluders, "
+                        "the cards the 'back' samples show parts of) and the card backs come from varied "
+                        "prints half the time too, so a varied print is no sign of a card")
     parser.add_argument("--input-size", nargs=2, type=int, default=None, metavar=("W", "H"),
                         help=f"model input, portrait (default {INPUT_SIZE[0]} {INPUT_SIZE[1]}); the sets are rendered "
                         "at it and the live finder cuts its crops at it")
@@ -212,8 +216,13 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
     negatives = negative_recipe(args, recipe)
     size = input_size(args)
     variation = print_variation(args)
+    vary_others = bool(getattr(args, "vary_others", False))
+    if vary_others and not variation:
+        from referee.errors import ConfigError
+
+        raise ConfigError("--vary-others needs --print-variation P (P > 0)")
     pips: dict[str, Any] = {"pip_scale": args.pip_scale, "pip_recipe": recipe, "negatives": negatives, "size": size,
-                            "print_variation": variation}
+                            "print_variation": variation, **({"vary_others": True} if vary_others else {})}
     train = cached_set(cache, deck, train_sets, per_face, args.seed, workers=workers,
                        root=root, progress=progress("training set"), court_swap=swap, **pips)
     table_per_face = args.table_samples // max(1, n_faces)
@@ -231,6 +240,7 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
             "negatives": negatives.shares(),
             **({"input_size": list(size)} if size != INPUT_SIZE else {}),
             **({"print_variation": variation} if variation else {}),
+            **({"vary_others": True} if vary_others else {}),
             "train_crops": len(train), "val_crops": len(val)}
     return train, val, plan
 

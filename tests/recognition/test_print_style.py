@@ -11,7 +11,7 @@ import pytest
 
 from referee.errors import ConfigError
 from referee.recognition import synth, train
-from referee.recognition.dataset import cache_name, render_set
+from referee.recognition.dataset import cache_name, render_set, varied_copies
 from referee.recognition.print_style import THIN_MIN_HEIGHT, vary_print
 
 PAPER = 245
@@ -116,3 +116,47 @@ def test_the_train_option_is_checked_and_recorded(fake_shared: Path, tmp_path: P
     assert "print_variation" not in plan
     _, _, plan = train._data(args("--print-variation", "0.5"), "french", train._Logger(True))
     assert plan["print_variation"] == 0.5
+
+
+def test_vary_others_draws_the_other_cards_and_backs_from_varied_prints(fake_shared: Path) -> None:
+    kw = {"workers": 1, "root": fake_shared, "back_count": 40, "print_variation": 0.5}
+    faces_only = render_set("french", ["fake_a/french"], 1, seed=3, **kw)  # type: ignore[arg-type]
+    others = render_set("french", ["fake_a/french"], 1, seed=3, vary_others=True, **kw)  # type: ignore[arg-type]
+    back = others.labels == others.labels.max()
+    # The 'back' samples (backs, parts of cards) now show varied prints too: some change.
+    changed = np.abs(others.images[back].astype(int) - faces_only.images[back]).mean(axis=(1, 2, 3)) > 1
+    assert 0 < changed.sum() < back.sum()  # bare cloth and clutter show no card and stay as they were
+    prints = ["a/french", "b/french"]
+    # Sets varying their own faces only keep their cache names; varying the others is another set.
+    assert cache_name("french", prints, 400, 0, print_variation=0.5, vary_others=False) \
+        == cache_name("french", prints, 400, 0, print_variation=0.5)
+    assert cache_name("french", prints, 400, 0, print_variation=0.5, vary_others=True) \
+        != cache_name("french", prints, 400, 0, print_variation=0.5)
+    with pytest.raises(ValueError, match="needs a print variation"):
+        render_set("french", ["fake_a/french"], 1, seed=3, workers=1, root=fake_shared, back_count=4,
+                   vary_others=True)
+
+
+def test_varied_copies_are_the_same_in_every_worker() -> None:
+    arts = [_art(144, 80), _art(320, 200)]
+    one, two = varied_copies(arts), varied_copies(arts)
+    assert all(np.array_equal(a.bgr, b.bgr) for a, b in zip(one, two, strict=True))
+    assert not np.array_equal(one[0].bgr, arts[0].bgr)
+    assert all(c.mask is a.mask for c, a in zip(one, arts, strict=True))
+
+
+def test_the_vary_others_option_needs_a_variation_and_is_recorded(fake_shared: Path, tmp_path: Path) -> None:
+    parser = argparse.ArgumentParser()
+    train.add_arguments(parser)
+
+    def args(*extra: str) -> argparse.Namespace:
+        return parser.parse_args(["--deck", "french", "--samples", "52", "--val-per-face", "1", "--threads", "1",
+                                  "--holdout", "fake_b/french", "--shared", str(fake_shared),
+                                  "--cache", str(tmp_path), *extra])
+
+    with pytest.raises(ConfigError, match="--vary-others needs --print-variation"):
+        train._data(args("--vary-others"), "french", train._Logger(True))
+    _, _, plan = train._data(args("--print-variation", "0.5"), "french", train._Logger(True))
+    assert "vary_others" not in plan
+    _, _, plan = train._data(args("--print-variation", "0.5", "--vary-others"), "french", train._Logger(True))
+    assert plan["vary_others"] is True
