@@ -89,8 +89,13 @@ def test_a_photo_nearer_another_cards_photos_than_its_own_names_the_likely_card(
     """Games 1-3 enrolled together (three photos a card): two of game 2's slips look like the
     cards the CSV misses; game 1, which the CSV names right, gives no warning at all."""
     check = check_names(base, [s[0] for s in epfl], [s[1] for s in epfl], [s[2] for s in epfl])
-    found = {(f.names[0], f.code, f.likely[0]) for f in check.named("embedding")}
-    assert found == {("g2/10.jpg:bottom", "KS", "KC"), ("g2/13.jpg:left", "6S", "9S")}
+    found = {(f.names[0], f.code, f.likely[0]): f for f in check.named("embedding")}
+    slips = {("g2/10.jpg:bottom", "KS", "KC"), ("g2/13.jpg:left", "6S", "9S")}
+    assert slips <= set(found)
+    # Any other warning is a photo named right that looks like one of the slips, and names it
+    # (session 11's French model: g1's KC looks like g2/10's "KS", which is a KC).
+    assert all("g2/10.jpg:bottom" in f.message or "g2/13.jpg:left" in f.message
+               for key, f in found.items() if key not in slips)
     assert not check.certain  # twins exist: never a refusal on the embedding alone
     game1 = [s for s in epfl if s[3] == 1]
     assert not check_names(base, [s[0] for s in game1], [s[1] for s in game1], [s[2] for s in game1],
