@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -100,15 +101,20 @@ def test_sets_without_variation_render_and_cache_as_before(fake_shared: Path) ->
         render_set("french", ["fake_a/french"], 1, seed=3, print_variation=1.5, **kw)  # type: ignore[arg-type]
 
 
-def test_the_train_option_is_checked_and_recorded(fake_shared: Path, tmp_path: Path) -> None:
+def _train_args(fake_shared: Path, cache: Path) -> Callable[..., argparse.Namespace]:
+    """``referee train``'s parsed options for a tiny French run on the fake prints, plus ``extra``."""
     parser = argparse.ArgumentParser()
     train.add_arguments(parser)
 
     def args(*extra: str) -> argparse.Namespace:
         return parser.parse_args(["--deck", "french", "--samples", "52", "--val-per-face", "1", "--threads", "1",
                                   "--holdout", "fake_b/french", "--shared", str(fake_shared),
-                                  "--cache", str(tmp_path), *extra])
+                                  "--cache", str(cache), *extra])
+    return args
 
+
+def test_the_train_option_is_checked_and_recorded(fake_shared: Path, tmp_path: Path) -> None:
+    args = _train_args(fake_shared, tmp_path)
     assert train.print_variation(args()) == 0.0
     with pytest.raises(ConfigError, match=r"--print-variation 1\.2"):
         train.print_variation(args("--print-variation", "1.2"))
@@ -146,14 +152,7 @@ def test_varied_copies_are_the_same_in_every_worker() -> None:
 
 
 def test_the_vary_others_option_needs_a_variation_and_is_recorded(fake_shared: Path, tmp_path: Path) -> None:
-    parser = argparse.ArgumentParser()
-    train.add_arguments(parser)
-
-    def args(*extra: str) -> argparse.Namespace:
-        return parser.parse_args(["--deck", "french", "--samples", "52", "--val-per-face", "1", "--threads", "1",
-                                  "--holdout", "fake_b/french", "--shared", str(fake_shared),
-                                  "--cache", str(tmp_path), *extra])
-
+    args = _train_args(fake_shared, tmp_path)
     with pytest.raises(ConfigError, match="--vary-others needs --print-variation"):
         train._data(args("--vary-others"), "french", train._Logger(True))
     _, _, plan = train._data(args("--print-variation", "0.5"), "french", train._Logger(True))
