@@ -47,6 +47,8 @@ def epfl(base: CardClassifier) -> list[tuple[np.ndarray, str, str, int]]:
 @pytest.fixture(scope="module")
 def known_print(base: CardClassifier) -> tuple[list[np.ndarray], list[str]]:
     """One render of every face of a print the base model knows, named right."""
+    if not (shared_dir() / "faces").is_dir():
+        pytest.skip("needs ../shared/faces")
     data = render_set("french", [KNOWN_PRINT], 1, seed=21, back_count=0, workers=1)
     return [np.asarray(c, np.uint8) for c in data.images], [base.labels[i] for i in data.labels]
 
