@@ -89,6 +89,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--input-size", nargs=2, type=int, default=None, metavar=("W", "H"),
                         help=f"model input, portrait (default {INPUT_SIZE[0]} {INPUT_SIZE[1]}); the sets are rendered "
                         "at it and the live finder cuts its crops at it")
+    parser.add_argument("--width", type=float, default=None,
+                        help="network width multiplier (default 1: the committed models' network)")
+    parser.add_argument("--extra-blocks", type=int, default=None, metavar="N",
+                        help="N more stride-1 blocks after each of the network's last two stages (default 0)")
+    parser.add_argument("--device", default="cpu",
+                        help="torch device to fit on (default cpu). A GPU ('cuda') is for trying recipes "
+                             "quickly: its float rounding differs, so only a CPU run replays a committed model")
     parser.add_argument("--workers", type=int, default=None, help="render processes (default: --threads)")
     parser.add_argument("--val-per-face", type=int, default=24, help="validation crops per held-out face")
     parser.add_argument("--batch", type=int, default=128)
@@ -128,6 +135,8 @@ def run(args: argparse.Namespace) -> int:
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
+    width, extra_blocks = net_shape(args)
+    device = torch_device(args)
     t0, cpu0 = time.monotonic(), _cpu_s()
     train, val, plan = _data(args, deck, log)
     t1, cpu1 = time.monotonic(), _cpu_s()
@@ -136,14 +145,19 @@ def run(args: argparse.Namespace) -> int:
 
     from referee.recognition.net import CardNet
 
-    model = CardNet(len(RECOGNISER_LABELS[deck]))
+    model = CardNet(len(RECOGNISER_LABELS[deck]), width=width, extra_blocks=extra_blocks)
+    model.to(device)
     steps = _fit(model, train, args, t0, log)
+    model.to("cpu")
     t2, cpu2 = time.monotonic(), _cpu_s()
     report = evaluate_synthetic(model, val, deck)
     log(f"validation (held-out prints): {json.dumps(report['per_set'])}")
     out = args.out if args.out is not None else models_dir()
     extra = {"training": {**plan, "steps": steps, "seed": args.seed, "batch": args.batch, "lr": args.lr,
                           "threads": args.threads, "memory_format": args.memory_format,
+                          **({"net": {"width": width, "extra_blocks": extra_blocks}}
+                             if (width, extra_blocks) != (1.0, 0) else {}),
+                          **({"device": str(device)} if device.type != "cpu" else {}),
                           "torch": torch.__version__,
                           "minutes_used": round((time.monotonic() - t0) / 60, 1),
                           "cpu_minutes_used": round(time.process_time() / 60, 1),
@@ -245,6 +259,44 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
     return train, val, plan
 
 
+def net_shape(args: argparse.Namespace) -> tuple[float, int]:
+    """``--width`` and ``--extra-blocks``, checked (defaults: the committed models' network)."""
+    from referee.recognition.net import DEFAULT_EXTRA_BLOCKS, DEFAULT_WIDTH, block_plan
+
+    width = getattr(args, "width", None)
+    extra = getattr(args, "extra_blocks", None)
+    shape = (DEFAULT_WIDTH if width is None else float(width), DEFAULT_EXTRA_BLOCKS if extra is None else int(extra))
+    try:
+        block_plan(*shape)
+    except ValueError as exc:
+        from referee.errors import ConfigError
+
+        raise ConfigError(f"--width/--extra-blocks: {exc}") from exc
+    return shape
+
+
+def torch_device(args: argparse.Namespace) -> Any:
+    """``--device`` as a torch device that is there, else a ConfigError naming it."""
+    import torch
+
+    name = str(getattr(args, "device", "cpu") or "cpu")
+    try:
+        device = torch.device(name)
+    except RuntimeError as exc:
+        from referee.errors import ConfigError
+
+        raise ConfigError(f"--device {name!r}: {exc}") from exc
+    if device.type == "cuda" and not torch.cuda.is_available():
+        from referee.errors import ConfigError
+
+        raise ConfigError(f"--device {name!r}: this torch sees no CUDA GPU")
+    if device.type not in ("cpu", "cuda"):
+        from referee.errors import ConfigError
+
+        raise ConfigError(f"--device {name!r}: expected cpu or cuda")
+    return device
+
+
 def print_variation(args: argparse.Namespace) -> float:
     """``--print-variation``, checked (default 0)."""
     p = float(getattr(args, "print_variation", 0.0) or 0.0)
@@ -300,17 +352,22 @@ def negative_recipe(args: argparse.Namespace, recipe: PipRecipe) -> NegativeReci
         raise ConfigError(f"--paper-negatives/--part-negatives/--interior-negatives: {exc}") from exc
 
 
-def to_batch(images: np.ndarray, rng: np.random.Generator) -> Any:
-    """uint8 BGR NHWC -> normalised RGB NCHW tensor, with cheap on-line augmentation."""
+def to_batch(images: np.ndarray, rng: np.random.Generator, device: Any = None) -> Any:
+    """uint8 BGR NHWC -> normalised RGB NCHW tensor (on ``device``, default the CPU), with cheap
+    on-line augmentation.  The random draws do not depend on the device."""
     import torch
 
-    x = torch.from_numpy(images[..., ::-1].copy()).permute(0, 3, 1, 2).float().div_(255.0)
+    def put(a: np.ndarray) -> Any:
+        t = torch.from_numpy(a)
+        return t if device is None else t.to(device)
+
+    x = put(images[..., ::-1].copy()).permute(0, 3, 1, 2).float().div_(255.0)
     n = x.shape[0]
     # Both 180-degree orientations, a little exposure/contrast and a few pixels of shift.
-    flip = torch.from_numpy(rng.random(n) < 0.5)
+    flip = put(rng.random(n) < 0.5)
     x[flip] = x[flip].flip(2, 3)
-    gain = torch.from_numpy(rng.uniform(0.8, 1.2, (n, 1, 1, 1)).astype(np.float32))
-    bias = torch.from_numpy(rng.uniform(-0.08, 0.08, (n, 1, 1, 1)).astype(np.float32))
+    gain = put(rng.uniform(0.8, 1.2, (n, 1, 1, 1)).astype(np.float32))
+    bias = put(rng.uniform(-0.08, 0.08, (n, 1, 1, 1)).astype(np.float32))
     x = (x * gain + bias).clamp_(0.0, 1.0)
     dx, dy = (int(v) for v in rng.integers(-3, 4, 2))
     x = torch.roll(x, shifts=(dy, dx), dims=(2, 3))
@@ -324,9 +381,11 @@ def _fit(model: Any, data: SynthSet, args: argparse.Namespace, t0: float, log: _
     layout = torch.channels_last if args.memory_format == "channels_last" else torch.contiguous_format
     model.to(memory_format=layout)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
-    labels = torch.from_numpy(data.labels)
+    device = next(model.parameters()).device
+    labels = torch.from_numpy(data.labels).to(device)
     total = args.steps
-    step, seen, correct, loss_sum = 0, 0, 0, 0.0
+    # running sums stay on the device: reading them every step would wait for a GPU each time
+    step, seen, correct, loss_sum = 0, 0, torch.zeros((), device=device), torch.zeros((), device=device)
     order = rng.permutation(len(data))
     cursor = 0
     timing_start = last_snap = time.monotonic()
@@ -340,7 +399,7 @@ def _fit(model: Any, data: SynthSet, args: argparse.Namespace, t0: float, log: _
         lr = _lr(step, total, args.lr)
         for g in opt.param_groups:
             g["lr"] = lr
-        x, y = to_batch(data.images[idx], rng).contiguous(memory_format=layout), labels[idx]
+        x, y = to_batch(data.images[idx], rng, device).contiguous(memory_format=layout), labels[torch.from_numpy(idx).to(device)]
         logits, _ = model(x)
         loss = torch.nn.functional.cross_entropy(logits, y, label_smoothing=0.05)
         opt.zero_grad()
@@ -348,8 +407,8 @@ def _fit(model: Any, data: SynthSet, args: argparse.Namespace, t0: float, log: _
         opt.step()
         step += 1
         seen += len(idx)
-        correct += int((logits.argmax(1) == y).sum())
-        loss_sum += loss.item() * len(idx)
+        correct += (logits.argmax(1) == y).sum()
+        loss_sum += loss.detach() * len(idx)
         if args.steps is None and step in ESTIMATE_AT:
             # Only during warm-up, whose learning rate does not depend on the total: so the
             # recorded total replays the same schedule with --steps.
@@ -361,9 +420,11 @@ def _fit(model: Any, data: SynthSet, args: argparse.Namespace, t0: float, log: _
             last_snap = time.monotonic()
             _snapshot(model, args, step, log)
         if step % 200 == 0 or step == total:
-            log(f"step {step}/{total} lr {lr:.4f} loss {loss_sum / seen:.3f} train acc {correct / seen:.3f} "
+            log(f"step {step}/{total} lr {lr:.4f} loss {float(loss_sum) / seen:.3f} train acc {float(correct) / seen:.3f} "
                 f"({(time.monotonic() - t0) / 60:.1f} min)")
-            seen, correct, loss_sum = 0, 0, 0.0
+            seen = 0
+            correct.zero_()
+            loss_sum.zero_()
     model.to(memory_format=torch.contiguous_format)  # export and evaluation see the usual layout
     model.eval()
     return step
@@ -374,7 +435,9 @@ def _snapshot(model: Any, args: argparse.Namespace, step: int, log: _Logger) -> 
     from referee.recognition.export import export
 
     out = args.cache / "snapshots"
-    export(model, deck_family(args.deck), out, 1.0, {"snapshot_step": step}, input_size(args))
+    device = next(model.parameters()).device
+    export(model.to("cpu"), deck_family(args.deck), out, 1.0, {"snapshot_step": step}, input_size(args))
+    model.to(device)
     model.train()
     log(f"snapshot at step {step} -> {out}")
 
