@@ -195,18 +195,20 @@ class RefineCache:
 def _frame_size(q: FloatArray, p0: FloatArray, p1: FloatArray, moved: BoolArray) -> tuple[float, float] | None:
     """The card (short, long) side in px of the quads whose four sides were all found
     (median), None when there is none of a card's shape."""
-    sizes = _full_sizes(q, p0, p1, moved)
+    sizes = _full_sizes(q, p0, p1, moved)[0]
     if not len(sizes):
         return None
     return float(np.median(sizes[:, 0])), float(np.median(sizes[:, 1]))
 
 
-def _full_sizes(q: FloatArray, p0: FloatArray, p1: FloatArray, moved: BoolArray) -> FloatArray:
-    """(short, long) side in px of each quad whose four sides were all found and that has a
-    card's shape, (M, 2)."""
+def _full_sizes(
+    q: FloatArray, p0: FloatArray, p1: FloatArray, moved: BoolArray,
+) -> tuple[FloatArray, npt.NDArray[np.intp], FloatArray]:
+    """(short, long) side in px, (M, 2), of each quad whose four sides were all found and that
+    has a card's shape, those quads' indices (M,) and their fitted corners (M, 4, 2)."""
     full = np.flatnonzero(moved.all(axis=1))
     if not len(full):
-        return np.zeros((0, 2), np.float32)
+        return np.zeros((0, 2), np.float32), full, np.zeros((0, 4, 2), np.float32)
     corners, _ = _corners(q[full], p0[full], p1[full], RefineConfig())
     sides = np.linalg.norm(np.roll(corners, -1, axis=1) - corners, axis=2)
     a = (sides[:, 0] + sides[:, 2]) / 2
@@ -214,7 +216,7 @@ def _full_sizes(q: FloatArray, p0: FloatArray, p1: FloatArray, moved: BoolArray)
     short, long_ = np.minimum(a, b), np.maximum(a, b)
     card = (long_ >= 1.2 * short) & (long_ <= 2.0 * short)
     out: FloatArray = np.stack([short[card], long_[card]], axis=1).astype(np.float32)
-    return out
+    return out, full[card], corners[card]
 
 
 def card_sizes(
@@ -224,9 +226,47 @@ def card_sizes(
     """(short, long) side in px, (M, 2), of each of ``quads`` (image px) whose four sides all
     lie on card edges in ``image``: the card size measured on the card itself, whatever size
     the quad was built with (``referee.vision.card_size``)."""
+    return measured_sizes(image, quads, gains, saturation_weight, cfg)[0]
+
+
+def measured_sizes(
+    image: Image, quads: FloatArray, gains: FloatArray | None = None, saturation_weight: float = 1.5,
+    cfg: RefineConfig | None = None,
+) -> tuple[FloatArray, npt.NDArray[np.intp], FloatArray]:
+    """:func:`card_sizes`, the indices of the quads they were measured on and the fitted
+    corners."""
     q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
     fitted = _fit_sides(image, q, gains, saturation_weight, cfg or RefineConfig())
-    return np.zeros((0, 2), np.float32) if fitted is None else _full_sizes(q, *fitted)
+    if fitted is None:
+        return np.zeros((0, 2), np.float32), np.zeros(0, np.intp), np.zeros((0, 4, 2), np.float32)
+    return _full_sizes(q, *fitted)
+
+
+def white_margin(
+    image: Image, corners: FloatArray, gains: FloatArray | None = None, saturation_weight: float = 1.5,
+    inset: float = 0.04, samples: int = 24,
+) -> FloatArray:
+    """Per quad (N, 4, 2, image px): the fraction of points just inside its sides (``inset`` of
+    the way to the centre) at least half as white as the whitest tenth of them.  A card's white
+    margin: 0.9-1.0 on the simulated prints; a rectangle of a check cloth's squares whose sides
+    happen to lie on square edges: about 0.5."""
+    c = np.asarray(corners, np.float32).reshape(-1, 4, 2)
+    if not len(c):
+        return np.zeros(0, np.float32)
+    t = np.linspace(0.1, 0.9, samples, dtype=np.float32)[None, None, :, None]
+    a, b = c[:, :, None], np.roll(c, -1, axis=1)[:, :, None]
+    pts = a + t * (b - a)  # (N, 4, S, 2)
+    centre = c.mean(axis=1)[:, None, None]
+    pts = (pts + (centre - pts) * 2 * inset).reshape(-1, 1, 2)
+    bgr = np.asarray(cv2.remap(image, np.ascontiguousarray(pts[..., 0]), np.ascontiguousarray(pts[..., 1]),
+                               cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE), np.float32).reshape(-1, 3)
+    if gains is not None:
+        bgr = bgr * np.asarray(gains, np.float32)[None]
+    lo, hi = bgr.min(axis=1), bgr.max(axis=1)
+    white = np.clip(lo - saturation_weight * (hi - lo), 0, 255).reshape(len(c), -1)
+    ref = np.percentile(white, 90, axis=1, keepdims=True)
+    out: FloatArray = ((white >= 0.5 * ref) & (ref > 0)).mean(axis=1).astype(np.float32)
+    return out
 
 
 def _smoothed(image: Image, unit: float) -> Image:

@@ -123,3 +123,75 @@ def test_the_live_loop_learns_a_napoletane_cards_aspect_not_the_sure_quads_one()
         live.detect(image)
     size = pipeline.finder.card_size
     assert size is not None and abs(size[1] / size[0] - long_ / short) < 0.06, (size, long_ / short)
+
+
+def _scaled(quad: Quad, factor: float, shift: float = 0.0, corner: int | None = None) -> Quad:
+    """``quad`` scaled by ``factor`` about its centre, or about one of its corners (a quad built
+    from one card corner at the wrong size), then moved ``shift`` px."""
+    pivot = quad.mean(axis=0) if corner is None else quad[corner]
+    out: Quad = (pivot + (quad - pivot) * factor + np.float32(shift)).astype(np.float32)
+    return out
+
+
+def _two_cards_on_cloth() -> tuple[npt.NDArray[np.uint8], Quad]:
+    spec = SceneSpec(cards=(CardSpec("coppe_5", (480, 400), angle=25), CardSpec("spade_2", (820, 360), angle=-10)),
+                     face_set="invido_regional_lowres/trevisane", texture="check", camera=CameraSpec())
+    frame = render_scene(spec, np.random.default_rng(0))
+    return frame.image, np.stack([np.asarray(c.quad, np.float32) for c in frame.cards])
+
+
+@pytest.mark.parametrize(("factor", "corner"), [(1.4, None), (1.75, None), (0.75, None), (1.33, 0), (1.33, 2), (1.75, 1)])
+def test_before_any_measurement_cards_cut_at_a_far_wrong_size_are_measured_rescaled(factor: float, corner: int | None) -> None:
+    """The live loop's first size can be far off (an arm read surely, a card held near the camera):
+    the quads cut at it miss the card edges by more than the fit reaches, so the quads of cards
+    lying still are tried rescaled, and two cards must agree."""
+    image, truth = _two_cards_on_cloth()
+    short, long_ = _sides(truth[0])
+    cut = np.stack([_scaled(t, factor, corner=corner) for t in truth])
+    plain = CardSizeModel(bootstrap_scales=())
+    assert plain.update(image, cut) is None and plain.update(image, cut) is None  # out of the fit's reach
+    model = CardSizeModel()
+    assert model.update(image, cut) is None  # first seen: moving, perhaps in a hand
+    size = model.update(image, cut)  # lying still
+    assert size is not None
+    assert abs(size[0] - short) < 0.05 * short and abs(size[1] - long_) < 0.05 * long_, (size, (short, long_))
+
+
+def test_one_card_measured_rescaled_is_not_enough() -> None:
+    image, truth = _two_cards_on_cloth()
+    model = CardSizeModel()
+    cut = _scaled(truth[0], 1.4)[None]
+    for _ in range(4):
+        assert model.update(image, cut) is None
+    assert len(model._pending) == 1  # tried once while it lies still
+
+
+def test_rescaled_fits_that_disagree_are_not_taken() -> None:
+    model = CardSizeModel()
+    model._pending += [(55.0, 99.0, 100.0, 100.0), (70.0, 125.0, 400.0, 100.0)]
+    blank = np.full((720, 1280, 3), 90, np.uint8)  # no edges anywhere: nothing fits at any scale
+    quad = np.array([[[600, 300], [670, 300], [670, 420], [600, 420]]], np.float32)
+    assert model.update(blank, quad) is None and model.update(blank, quad) is None
+
+
+def test_once_a_card_is_measured_rescaled_fits_are_not_tried() -> None:
+    image, truth = _two_cards_on_cloth()
+    model = CardSizeModel()
+    first = model.update(image, truth[:1])
+    assert first is not None
+    cut = np.stack([truth[0], _scaled(truth[1], 1.5)])
+    model.update(image, cut)
+    model.update(image, cut)
+    assert len(model._sizes) == 1 and not model._pending and not model._tried
+
+
+def test_a_card_has_a_white_margin_and_a_rectangle_of_check_squares_has_not() -> None:
+    from referee.vision.refine import measured_sizes, white_gains, white_margin
+
+    image, truth = _two_cards_on_cloth()
+    gains = white_gains(image[::2, ::2])
+    sizes, _, corners = measured_sizes(image, truth, gains)
+    assert len(sizes) == 2 and (white_margin(image, corners, gains) >= 0.9).all()
+    sizes, _, corners = measured_sizes(image, _scaled(truth[1], 1.75)[None], gains)
+    assert len(sizes) == 1 and sizes[0, 0] > 1.5 * _sides(truth[1])[0]  # four sides on square edges
+    assert white_margin(image, corners, gains)[0] < 0.6
