@@ -217,6 +217,12 @@ class CardFinder:
         return self._observed
 
     @property
+    def measured(self) -> bool:
+        """Whether the size has been measured on a card's edges (``card_size.py``), not only
+        taken from quads."""
+        return self._sizes.size is not None
+
+    @property
     def card_size(self) -> tuple[float, float] | None:
         """(short, long) card side in image pixels, once measured."""
         return self._card_size

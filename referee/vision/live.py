@@ -19,6 +19,10 @@ from referee.vision.detections import Detections, FloatArray, Image
 from referee.vision.pipeline import FramePipeline, ReadCache, Recogniser, ZoneMap
 from referee.vision.tracker import PlayTracker, RefereeView, RulesView, TrackerConfig
 
+#: frames with no sure read after which a size never measured on a card's edges is searched
+#: for again (3 s at the camera's 10 frames a second)
+LOST_FRAMES = 30
+
 
 class LayoutLike(ZoneMap, Protocol):
     """What the live loop needs of ``referee.vision.layout.TableLayout``."""
@@ -58,6 +62,7 @@ class LiveVision:
         self.last = Detections.empty()
         self.timings_ms: list[float] = []
         self._frames = 0
+        self._since_sure = 0  # frames since the last sure read
         #: each frame's (time, detections) when set to a list (``vision_e2e.py --record``)
         self.record: list[tuple[float, Detections]] | None = None
 
@@ -105,14 +110,19 @@ class LiveVision:
         """One frame's identified cards (the pipeline's part of :meth:`update`)."""
         finder = self.pipeline.finder
         self._frames += 1
-        searching = not finder.observed and finder.config.card_height is None
+        # No card confirmed yet, or a size taken from quads (never measured on a card's edges)
+        # under which nothing has been read surely for a while (the first sure read was not a
+        # card: an arm read as denari_1 set 98x173 px for cards of 55x99, and no card was read
+        # surely for 14 s): the size is a guess, so try a few.
+        lost = not getattr(finder, "measured", True) and self._since_sure >= LOST_FRAMES
+        searching = (not finder.observed or lost) and finder.config.card_height is None
         if searching and self._frames % 5 == 1:
-            # No card confirmed yet: the size is a guess, so try a few (every 5th frame: an
-            # empty table at the start must not triple the cost of every frame).
+            # every 5th frame: an empty table at the start must not triple the cost of every frame
             dets = self.pipeline.find_card_size(image)
         else:
             dets = self.pipeline.process(image)
         sure = dets[dets.confidence >= 0.9]
+        self._since_sure = 0 if len(sure) else self._since_sure + 1
         self.pipeline.finder.observe(sure.quad, image)  # cards do not change size: measure it on sure cards
         return dets
 

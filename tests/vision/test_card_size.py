@@ -195,3 +195,57 @@ def test_a_card_has_a_white_margin_and_a_rectangle_of_check_squares_has_not() ->
     sizes, _, corners = measured_sizes(image, _scaled(truth[1], 1.75)[None], gains)
     assert len(sizes) == 1 and sizes[0, 0] > 1.5 * _sides(truth[1])[0]  # four sides on square edges
     assert white_margin(image, corners, gains)[0] < 0.6
+
+
+class _CountingPipeline:
+    """A frame pipeline stand-in that reads nothing surely and counts the size searches."""
+
+    def __init__(self, finder: CardFinder) -> None:
+        self.finder = finder
+        self.searches = 0
+
+    def process(self, image: npt.NDArray[np.uint8]) -> Detections:
+        return Detections.empty()
+
+    def find_card_size(self, image: npt.NDArray[np.uint8]) -> Detections:
+        self.searches += 1
+        return Detections.empty()
+
+
+def _live(finder: CardFinder) -> tuple[object, _CountingPipeline]:
+    from referee.vision.live import LiveVision
+    from referee.vision.tracker import PlayTracker, RefereeView
+
+    pipeline = _CountingPipeline(finder)
+    referee = Referee()
+    live = LiveVision(pipeline, PlayTracker(lambda p: "S", lambda p: "play", RefereeView(referee)), referee)  # type: ignore[arg-type]
+    return live, pipeline
+
+
+def test_a_size_from_quads_alone_is_searched_again_when_nothing_is_read_surely_for_3_s() -> None:
+    """An arm read surely as the first card set 98x173 px for cards of 55x99, and then no card
+    was read surely for 14 s: a size never measured on card edges is a guess, searched again."""
+    from referee.vision.live import LOST_FRAMES
+
+    image = np.zeros((720, 1280, 3), np.uint8)
+    guessed = CardFinder()
+    guessed.observe(np.array([[[0, 0], [98, 0], [98, 173], [0, 173]]], np.float32))  # quads only
+    assert guessed.observed and not guessed.measured
+    live, pipeline = _live(guessed)
+    for _ in range(LOST_FRAMES):
+        live.detect(image)  # type: ignore[attr-defined]
+    assert pipeline.searches == 0
+    for _ in range(10):
+        live.detect(image)  # type: ignore[attr-defined]
+    assert pipeline.searches == 2  # every 5th frame, as at the start
+
+
+def test_a_measured_size_is_never_searched_again() -> None:
+    image, truth = _card_on_cloth(NAPOLETANE)
+    finder = CardFinder(FinderConfig(split_when_still=True))
+    finder.observe(truth[None], image)
+    assert finder.measured
+    live, pipeline = _live(finder)
+    for _ in range(60):
+        live.detect(np.zeros_like(image))  # type: ignore[attr-defined]
+    assert pipeline.searches == 0
