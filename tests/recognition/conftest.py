@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -71,3 +72,20 @@ def smoke_models(fake_shared: Path, tmp_path_factory: pytest.TempPathFactory) ->
                "--quiet"])
     assert rc == 0
     return out
+
+
+@pytest.fixture
+def train_fake(fake_shared: Path) -> Callable[..., dict[str, object]]:
+    """``train_fake(out, cache, *extra_args)``: a 3-step French run on the fake tree; returns its JSON."""
+
+    def run(out: Path, cache: Path, *extra: str) -> dict[str, object]:
+        from referee.cli import main
+
+        rc = main(["train", "--deck", "french", "--out", str(out), "--steps", "3", "--samples", "104",
+                   "--val-per-face", "1", "--batch", "16", "--threads", "1", "--seed", "1",
+                   "--holdout", "fake_b/french", "--shared", str(fake_shared), "--cache", str(cache), "--quiet", *extra])
+        assert rc == 0
+        meta: dict[str, object] = json.loads((out / "french.json").read_text())
+        return meta
+
+    return run

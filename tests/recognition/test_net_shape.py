@@ -6,7 +6,7 @@ read more real cards (model card, "Session 12"), so the defaults stay the commit
 
 from __future__ import annotations
 
-import json
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -18,6 +18,8 @@ from referee.recognition import CardClassifier
 torch = pytest.importorskip("torch")
 
 from referee.recognition.net import BLOCKS, STEM, CardNet, block_plan  # noqa: E402
+
+Train = Callable[..., dict[str, object]]
 
 
 def test_the_default_shape_is_the_committed_network() -> None:
@@ -40,21 +42,10 @@ def test_extra_blocks_go_at_the_end_of_the_last_two_stages() -> None:
     assert out.shape == (2, 40) and emb.shape == (2, 128)
 
 
-def _train(fake_shared: Path, out: Path, cache: Path, *extra: str) -> dict[str, object]:
-    from referee.cli import main
-
-    rc = main(["train", "--deck", "french", "--out", str(out), "--steps", "2", "--samples", "104",
-               "--val-per-face", "1", "--batch", "16", "--threads", "1", "--seed", "1",
-               "--holdout", "fake_b/french", "--shared", str(fake_shared), "--cache", str(cache), "--quiet", *extra])
-    assert rc == 0
-    meta: dict[str, object] = json.loads((out / "french.json").read_text())
-    return meta
-
-
-def test_a_wider_network_is_trained_exported_and_recorded(fake_shared: Path, tmp_path: Path) -> None:
+def test_a_wider_network_is_trained_exported_and_recorded(train_fake: Train, tmp_path: Path) -> None:
     cache = tmp_path / "cache"
-    plain = _train(fake_shared, tmp_path / "plain", cache)
-    wide = _train(fake_shared, tmp_path / "wide", cache, "--width", "1.5", "--extra-blocks", "1")
+    plain = train_fake(tmp_path / "plain", cache)
+    wide = train_fake(tmp_path / "wide", cache, "--width", "1.5", "--extra-blocks", "1")
     plain_training, wide_training = plain["training"], wide["training"]
     assert isinstance(plain_training, dict) and isinstance(wide_training, dict)
     assert "net" not in plain_training and "device" not in plain_training  # the committed plans stay as they were
@@ -69,12 +60,12 @@ def test_a_wider_network_is_trained_exported_and_recorded(fake_shared: Path, tmp
     (("--extra-blocks", "-1"), "--width/--extra-blocks: extra blocks -1"),
     (("--device", "tpu"), "--device 'tpu'"),
 ])
-def test_bad_shapes_and_devices_are_named(fake_shared: Path, tmp_path: Path, args: tuple[str, ...], match: str) -> None:
+def test_bad_shapes_and_devices_are_named(train_fake: Train, tmp_path: Path, args: tuple[str, ...], match: str) -> None:
     with pytest.raises(ConfigError, match=match):
-        _train(fake_shared, tmp_path / "m", tmp_path / "cache", *args)
+        train_fake(tmp_path / "m", tmp_path / "cache", *args)
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="a GPU is there")
-def test_a_gpu_that_is_not_there_is_named(fake_shared: Path, tmp_path: Path) -> None:
+def test_a_gpu_that_is_not_there_is_named(train_fake: Train, tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="--device 'cuda': this torch sees no CUDA GPU"):
-        _train(fake_shared, tmp_path / "m", tmp_path / "cache", "--device", "cuda")
+        train_fake(tmp_path / "m", tmp_path / "cache", "--device", "cuda")

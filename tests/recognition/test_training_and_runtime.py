@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -176,25 +177,14 @@ def test_training_is_seeded(smoke_models: Path, fake_shared: Path, tmp_path: Pat
     assert np.allclose(first, second, atol=1e-5)
 
 
-def _train(fake_shared: Path, out: Path, cache: Path, *extra: str) -> dict[str, object]:
-    from referee.cli import main
-
-    rc = main(["train", "--deck", "french", "--out", str(out), "--steps", "3", "--samples", "104",
-               "--val-per-face", "1", "--batch", "16", "--threads", "1", "--seed", "1",
-               "--holdout", "fake_b/french", "--shared", str(fake_shared), "--cache", str(cache), "--quiet", *extra])
-    assert rc == 0
-    meta: dict[str, object] = json.loads((out / "french.json").read_text())
-    return meta
-
-
-def test_a_run_replays_bit_for_bit_with_its_layout_and_records_it(fake_shared: Path, tmp_path: Path) -> None:
+def test_a_run_replays_bit_for_bit_with_its_layout_and_records_it(train_fake: Callable[..., dict[str, object]], tmp_path: Path) -> None:
     """Seeded training is reproducible: the same command gives the same graph bytes; the tensor
     layout (``--memory-format``, channels_last by default since session 6) changes the float
     rounding, so it is recorded in the JSON for the replay command."""
     cache = tmp_path / "cache"
-    first = _train(fake_shared, tmp_path / "a", cache)
-    again = _train(fake_shared, tmp_path / "b", cache)
-    other = _train(fake_shared, tmp_path / "c", cache, "--memory-format", "contiguous")
+    first = train_fake(tmp_path / "a", cache)
+    again = train_fake(tmp_path / "b", cache)
+    other = train_fake(tmp_path / "c", cache, "--memory-format", "contiguous")
     assert first["onnx_sha256"] == again["onnx_sha256"]
     training = [m["training"] for m in (first, other)]
     assert [t["memory_format"] for t in training if isinstance(t, dict)] == ["channels_last", "contiguous"]
