@@ -19,14 +19,17 @@ caller keeps its own guess (blob shapes, size priors, sure reads' quads).
 first sure read was an arm, or a card held up near the camera) cuts every card's quad so wrong
 that no side lies within the fit's reach of its edge: nothing is ever measured and the guess
 stays.  Measured on a simulated deal (briscola-chiamata seed 1, Trevisane on the check cloth,
-the committed Italian model): starting it from 72x132 or 98x173 px for cards of 55x99 put off
+the session-6 Italian model): starting it from 72x132 or 98x173 px for cards of 55x99 put off
 the first measurement from 13.7 s to 29-32 s of the deal and cost 12-13 operator questions
-instead of 1.  So until something is measured, the sure quad of a card lying still is also
+instead of 1 (with what follows, and the live loop's search for a size no sure read confirms,
+``live.LOST_FRAMES``: 5 and 2).  So until something is measured, the sure quad of a card lying still is also
 tried rescaled about its centre and about each corner (``bootstrap_scales``: the fit's reach of
 12% of the long side a side covers the steps between them), and such measurements count only
 once two cards, apart, agree (``agree``) and show a card's white margin inside the fitted sides
 (``min_margin``): a rescaled quad can fit something that is not one card (a held card half under
-the hand measured 54x75 px for 55x99 cards; a rectangle of check squares 118x166 px).
+the hand measured 54x75 px for 55x99 cards; a rectangle of check squares 118x166 px).  The
+margin test applies to every fit, the ordinary ones too: four sides can lie on the edges of a
+check cloth's squares.
 """
 
 from __future__ import annotations
@@ -51,8 +54,8 @@ class CardSizeModel:
     #: a quad within this many px (every corner) of one measured on the last call is the same
     #: card lying still: not measured again
     same_px: float = 1.0
-    #: while nothing is measured: the scales (about its centre) a sure quad that does not fit the
-    #: card's edges is tried at; () = off
+    #: while nothing is measured: the scales (about its centre and about each corner) a still sure
+    #: quad is tried at; () = off
     bootstrap_scales: tuple[float, ...] = (0.5, 0.6, 0.72, 0.86, 1.2, 1.45)
     #: bootstrap measurements count once two of cards at least half a card width apart agree
     #: within this fraction

@@ -247,7 +247,8 @@ def white_margin(
     inset: float = 0.04, samples: int = 24,
 ) -> FloatArray:
     """Per quad (N, 4, 2, image px): the fraction of points just inside its sides (``inset`` of
-    the way to the centre) at least half as white as the whitest tenth of them.  A card's white
+    the card's width or length in from each side) at least half as white as the whitest tenth
+    of them.  A card's white
     margin: 0.9-1.0 on the simulated prints; a rectangle of a check cloth's squares whose sides
     happen to lie on square edges: about 0.5."""
     c = np.asarray(corners, np.float32).reshape(-1, 4, 2)
