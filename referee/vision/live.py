@@ -114,7 +114,7 @@ class LiveVision:
         # under which nothing has been read surely for a while (the first sure read was not a
         # card: an arm read as denari_1 set 98x173 px for cards of 55x99, and no card was read
         # surely for 14 s): the size is a guess, so try a few.
-        lost = not getattr(finder, "measured", True) and self._since_sure >= LOST_FRAMES
+        lost = not finder.measured and self._since_sure >= LOST_FRAMES
         searching = (not finder.observed or lost) and finder.config.card_height is None
         if searching and self._frames % 5 == 1:
             # every 5th frame: an empty table at the start must not triple the cost of every frame
