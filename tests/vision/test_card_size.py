@@ -249,3 +249,12 @@ def test_a_measured_size_is_never_searched_again() -> None:
     for _ in range(60):
         live.detect(np.zeros_like(image))  # type: ignore[attr-defined]
     assert pipeline.searches == 0
+
+
+def test_one_card_measured_twice_is_not_two_cards_agreeing() -> None:
+    from referee.vision.card_size import _agreeing
+
+    same_card = [(55.0, 99.0, 300.0, 200.0), (55.5, 98.5, 302.0, 201.0)]
+    assert _agreeing(same_card, 0.08) == []
+    two_cards = [(55.0, 99.0, 300.0, 200.0), (55.5, 98.5, 420.0, 200.0)]
+    assert _agreeing(two_cards, 0.08) == [(55.0, 99.0), (55.5, 98.5)]
