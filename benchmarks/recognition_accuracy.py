@@ -67,6 +67,11 @@ def show(deck: str, report: dict[str, Any]) -> None:
                       f"back {c['called_back']}  sure>=0.8 {c['sure_share']:.3f} of them wrong {c['sure_wrong']}  "
                       f"| outside (n={c['n_outside']}): rank {c['rank_acc_outside']:.3f}  label fixes {c['label_fixes']}")
                 print(f"  wrong in contract: {'; '.join(c['wrong'])}")
+            h = r.get("in_contract_held_out")
+            if h:
+                print(f"  in contract, held-out half of the photos (never trained on; n={h['n']}): rank {h['rank_acc']:.3f}  "
+                      f"card {h['card_acc']:.3f}  back {h['called_back']}  sure>=0.8 {h['sure_share']:.3f} of them wrong {h['sure_wrong']}")
+                print(f"  wrong there: {'; '.join(h['wrong'])}")
 
 
 def main() -> None:

@@ -15,6 +15,9 @@ Runs ``referee detect``'s code (``detect_image``) on every photo and compares wi
 found     labelled cards with a detection on them (centre inside the box / on the seat's side)
 right     labelled cards read right (as far as the label says)
 precision detections that are right, of all detections (``--finder-only``: that land on a card)
+
+``pinochle-held`` repeats the pinochle row on the half of its photos that ``referee train
+--real-photos`` never trains on (the French model since session 13 is trained on the other half).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ import numpy as np
 from referee.cards import parse_card
 from referee.errors import BadCardError
 from referee.paths import shared_dir
+from referee.recognition.real_crops import TRAINABLE, is_training_photo
 from referee.vision.detect_cli import detect_image
 from referee.vision.finder import CardFinder, FinderConfig
 from referee.vision.pipeline import FramePipeline
@@ -156,9 +160,15 @@ def score_image(path: Path, truths: list[Truth], result: dict[str, Any], shape: 
     tally.good_detections += len(used)
 
 
-def run_set(name: str, finder_only: bool, show: Path | None, limit: int, split: str | None = None) -> Tally:
+def run_set(name: str, finder_only: bool, show: Path | None, limit: int, split: str | None = None,
+            held_out: Tally | None = None) -> Tally:
+    """Every photo of the set; ``held_out`` also tallies the photos no ``--real-photos`` training
+    run sees (the pinochle set's odd blocks, :mod:`referee.recognition.real_crops`)."""
     family, loader = SETS[name]
-    items = sorted(loader(shared_dir() / "photos").items())[: limit or None]
+    every = sorted(loader(shared_dir() / "photos").items())
+    items = every[: limit or None]
+    names = [p.name for p, _ in every]
+    trainable = TRAINABLE.get(family) if name == "pinochle" else None
     tally = Tally()
     classifier: Any = None
     if not finder_only:
@@ -176,6 +186,8 @@ def run_set(name: str, finder_only: bool, show: Path | None, limit: int, split: 
             config = None if split is None else FinderConfig(split=split)
             result = detect_image(FramePipeline.create(classifier, config=config), np.asarray(image, np.uint8))
         score_image(path, truths, result, image.shape, tally, finder_only)
+        if held_out is not None and trainable and not is_training_photo(path.name, names):
+            score_image(path, truths, result, image.shape, held_out, finder_only)
         if show is not None:
             _draw(show / name / path.name, image, truths, result)
     return tally
@@ -221,11 +233,14 @@ def main() -> None:
     cv2.setNumThreads(1)
     print(f"{'set':10} {'photos':>6} {'cards':>6} {'found':>7} {'right':>12} {'precision':>10} {'ms median':>10}")
     for name in args.sets:
-        t = run_set(name, args.finder_only, args.show, args.limit, args.split)
-        right = "-" if args.finder_only or not t.scored else f"{t.right / t.scored:6.1%} ({t.scored})"
-        prec = t.good_detections / t.detections if t.detections else 0.0
-        print(f"{name:10} {len(t.ms):6d} {t.cards:6d} {t.found / max(1, t.cards):7.1%} {right:>12} "
-              f"{prec:10.1%} {np.median(t.ms) if t.ms else 0:10.1f}")
+        held = Tally()
+        t = run_set(name, args.finder_only, args.show, args.limit, args.split, held)
+        rows = [(name, t), *([(f"{name}-held", held)] if held.ms else [])]
+        for label, t in rows:
+            right = "-" if args.finder_only or not t.scored else f"{t.right / t.scored:6.1%} ({t.scored})"
+            prec = t.good_detections / t.detections if t.detections else 0.0
+            print(f"{label:10} {len(t.ms):6d} {t.cards:6d} {t.found / max(1, t.cards):7.1%} {right:>12} "
+                  f"{prec:10.1%} {np.median(t.ms) if t.ms else 0:10.1f}")
 
 
 if __name__ == "__main__":

@@ -13,8 +13,9 @@ from referee.cards import BACK
 from referee.recognition.classifier import CardClassifier
 from referee.recognition.dataset import SynthSet
 from referee.recognition.metrics import summarise
-from referee.recognition.photo_review import PhotoReview
+from referee.recognition.photo_review import PhotoReview, key_of
 from referee.recognition.photos import PhotoCard, crop, photo_cards
+from referee.recognition.real_crops import TRAINABLE, split_cards
 
 #: A read at least this sure is one the pipeline takes without asking (its ``sure`` threshold).
 SURE = 0.8
@@ -78,7 +79,15 @@ def on_photos(clf: CardClassifier, family: str, root: Path | None = None,
     preds = [p for i in range(0, len(crops), 32) for p in clf.classify(crops[i:i + 32])]
     report = score_photos(cards, [p.card for p in preds])
     if review is not None:
-        report["in_contract"] = score_contract(cards, [(p.card, p.confidence) for p in preds], review)
+        reads = [(p.card, p.confidence) for p in preds]
+        report["in_contract"] = score_contract(cards, reads, review)
+        trainable = [i for i, c in enumerate(cards) if c.source == TRAINABLE.get(family)]
+        if trainable:
+            # the half of the photos no ``--real-photos`` run trains on: the honest real figure
+            _, held = split_cards([cards[i] for i in trainable])
+            keep = {key_of(c) for c in held}
+            side = [i for i in trainable if key_of(cards[i]) in keep]
+            report["in_contract_held_out"] = score_contract([cards[i] for i in side], [reads[i] for i in side], review)
     return report
 
 

@@ -16,7 +16,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from referee.recognition.dataset import NEGATIVES, NegativeRecipe, SynthSet, cac
 from referee.recognition.faces import DEFAULT_HOLDOUT, face_sets
 from referee.recognition.pip_scale import PipRecipe
 from referee.recognition.preprocess import INPUT_SIZE, MEAN, STD, check_input_size
+
+if TYPE_CHECKING:
+    from referee.recognition.real_crops import RealSet
 
 WARMUP_STEPS = 150
 #: Steps at which the total is (re)fitted to the time budget, all within the warm-up.
@@ -86,6 +89,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="with --print-variation: the other cards in a sample (neighbours, occluders, "
                         "the cards the 'back' samples show parts of) and the card backs come from varied "
                         "prints half the time too, so a varied print is no sign of a card")
+    parser.add_argument("--real-photos", type=float, default=0.0, metavar="SHARE",
+                        help="french only: add this share (of --batch) of real crops to every batch, from the "
+                             "training half of the Apache-2.0 pinochle photos (rank-only labels; the other half "
+                             "stays held out; default 0)")
     parser.add_argument("--input-size", nargs=2, type=int, default=None, metavar=("W", "H"),
                         help=f"model input, portrait (default {INPUT_SIZE[0]} {INPUT_SIZE[1]}); the sets are rendered "
                         "at it and the live finder cuts its crops at it")
@@ -143,11 +150,20 @@ def run(args: argparse.Namespace) -> int:
     log(f"data ready in {t1 - t0:.0f}s ({(cpu1 - cpu0) / 60:.1f} CPU-min incl. render workers): "
         f"{len(train)} train, {len(val)} validation crops")
 
+    real = _real_set(args, deck, log)
+    if real is not None:
+        from referee.recognition.real_crops import BLOCK, TRAINABLE
+
+        plan["real_photos"] = {"set": TRAINABLE[deck], "share": float(args.real_photos), "block": BLOCK,
+                               "photos": real.photos, "crops": real.crops, "variants": len(real) // max(1, real.crops),
+                               "given": [code for code, keep in zip(RECOGNISER_LABELS[deck], real.support, strict=True) if keep]}
+        t1, cpu1 = time.monotonic(), _cpu_s()
+
     from referee.recognition.net import CardNet
 
     model = CardNet(len(RECOGNISER_LABELS[deck]), width=width, extra_blocks=extra_blocks)
     model.to(device)
-    steps = _fit(model, train, args, t0, log)
+    steps = _fit(model, train, args, t0, log, real)
     model.to("cpu")
     t2, cpu2 = time.monotonic(), _cpu_s()
     report = evaluate_synthetic(model, val, deck)
@@ -257,6 +273,24 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
             **({"vary_others": True} if vary_others else {}),
             "train_crops": len(train), "val_crops": len(val)}
     return train, val, plan
+
+
+def _real_set(args: argparse.Namespace, deck: str, log: _Logger) -> RealSet | None:
+    """``--real-photos``: the training half's real crops (None when the share is 0)."""
+    share = float(getattr(args, "real_photos", 0.0) or 0.0)
+    if share == 0:
+        return None
+    if not 0 < share < 1:
+        from referee.errors import ConfigError
+
+        raise ConfigError(f"--real-photos {share}: expected a share of the batch in 0-1")
+    from referee.recognition.real_crops import build_real_set
+
+    root = args.shared if args.shared is not None else shared_dir()
+    real = build_real_set(deck, RECOGNISER_LABELS[deck], input_size(args), args.seed + 700, root)
+    log(f"real crops: {real.crops} boxes from {real.photos} photos, {len(real)} copies "
+        f"({max(1, round(share * args.batch))} a batch)")
+    return real
 
 
 def net_shape(args: argparse.Namespace) -> tuple[float, int]:
@@ -374,15 +408,34 @@ def to_batch(images: np.ndarray, rng: np.random.Generator, device: Any = None) -
     return (x - MEAN) / STD
 
 
-def _fit(model: Any, data: SynthSet, args: argparse.Namespace, t0: float, log: _Logger) -> int:
+def real_loss(logits: Any, allowed: Any, support: Any = None) -> Any:
+    """Mean negative log-likelihood that each crop is one of its ``allowed`` classes (a rank-only
+    label: any of the rank's suits), given that it is one of the ``support`` classes (the
+    photographed deck's cards and 'back'; None: any class)."""
+    import torch
+
+    inf = float("-inf")
+    if support is not None:
+        logits = logits.masked_fill(~support, inf)
+    logp = torch.log_softmax(logits, dim=1)
+    return -torch.logsumexp(logp.masked_fill(~allowed, inf), dim=1).mean()
+
+
+def _fit(model: Any, data: SynthSet, args: argparse.Namespace, t0: float, log: _Logger,
+         real: RealSet | None = None) -> int:
     import torch
 
     rng = np.random.default_rng(args.seed)
+    # the real crops are drawn from a stream of their own (the synthetic order stays that of a run without)
+    real_rng = np.random.default_rng(args.seed + 7)
+    n_real = 0 if real is None else max(1, round(float(args.real_photos) * args.batch))
     layout = torch.channels_last if args.memory_format == "channels_last" else torch.contiguous_format
     model.to(memory_format=layout)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
     device = next(model.parameters()).device
     labels = torch.from_numpy(data.labels).to(device)
+    allowed = None if real is None else torch.from_numpy(real.allowed).to(device)
+    support = None if real is None else torch.from_numpy(real.support).to(device)[None]
     total = args.steps
     # running sums stay on the device: reading them every step would wait for a GPU each time
     step, seen, correct, loss_sum = 0, 0, torch.zeros((), device=device), torch.zeros((), device=device)
@@ -399,9 +452,16 @@ def _fit(model: Any, data: SynthSet, args: argparse.Namespace, t0: float, log: _
         lr = _lr(step, total, args.lr)
         for g in opt.param_groups:
             g["lr"] = lr
-        x, y = to_batch(data.images[idx], rng, device).contiguous(memory_format=layout), labels[torch.from_numpy(idx).to(device)]
+        images = data.images[idx]
+        if real is not None and allowed is not None:
+            ridx = real_rng.integers(0, len(real), n_real)
+            images = np.concatenate([images, real.images[ridx]])
+        x, y = to_batch(images, rng, device).contiguous(memory_format=layout), labels[torch.from_numpy(idx).to(device)]
         logits, _ = model(x)
-        loss = torch.nn.functional.cross_entropy(logits, y, label_smoothing=0.05)
+        loss = torch.nn.functional.cross_entropy(logits[:len(idx)], y, label_smoothing=0.05)
+        if real is not None and allowed is not None:
+            loss = (loss * len(idx) + real_loss(logits[len(idx):], allowed[torch.from_numpy(ridx).to(device)], support) * n_real) / (len(idx) + n_real)
+            logits = logits[:len(idx)]
         opt.zero_grad()
         loss.backward()  # type: ignore[no-untyped-call]
         opt.step()
