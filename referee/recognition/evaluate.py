@@ -13,9 +13,9 @@ from referee.cards import BACK
 from referee.recognition.classifier import CardClassifier
 from referee.recognition.dataset import SynthSet
 from referee.recognition.metrics import summarise
-from referee.recognition.photo_review import PhotoReview, key_of
+from referee.recognition.photo_review import PhotoReview
 from referee.recognition.photos import PhotoCard, crop, photo_cards
-from referee.recognition.real_crops import TRAINABLE, split_cards
+from referee.recognition.real_crops import TRAINABLE, training_names
 
 #: A read at least this sure is one the pipeline takes without asking (its ``sure`` threshold).
 SURE = 0.8
@@ -84,9 +84,8 @@ def on_photos(clf: CardClassifier, family: str, root: Path | None = None,
         trainable = [i for i, c in enumerate(cards) if c.source == TRAINABLE.get(family)]
         if trainable:
             # the half of the photos no ``--real-photos`` run trains on: the honest real figure
-            _, held = split_cards([cards[i] for i in trainable])
-            keep = {key_of(c) for c in held}
-            side = [i for i in trainable if key_of(cards[i]) in keep]
+            train = training_names([cards[i].image.name for i in trainable])
+            side = [i for i in trainable if cards[i].image.name not in train]
             report["in_contract_held_out"] = score_contract([cards[i] for i in side], [reads[i] for i in side], review)
     return report
 

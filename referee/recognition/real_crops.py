@@ -26,7 +26,7 @@ by up to 6 %, colour gain, a covering band, blur, a smaller camera size, JPEG), 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -66,19 +66,20 @@ class RealSet:
         return len(self.images)
 
 
+def training_names(names: Sequence[str]) -> set[str]:
+    """The photos (of all of ``names``) on the training side of the split: the even blocks."""
+    return {n for i, n in enumerate(sorted(set(names))) if (i // BLOCK) % 2 == 0}
+
+
 def is_training_photo(name: str, names: Sequence[str]) -> bool:
     """Whether photo ``name`` (one of ``names``) is on the training side of the split."""
-    order = sorted(set(names))
-    return (order.index(name) // BLOCK) % 2 == 0
+    return name in training_names(names)
 
 
 def split_cards(cards: Sequence[PhotoCard]) -> tuple[list[PhotoCard], list[PhotoCard]]:
     """(training side, held-out side) of the labelled boxes, by their photo."""
-    names = [c.image.name for c in cards]
-    order = {n: i for i, n in enumerate(sorted(set(names)))}
-    train = [c for c in cards if (order[c.image.name] // BLOCK) % 2 == 0]
-    held = [c for c in cards if (order[c.image.name] // BLOCK) % 2 == 1]
-    return train, held
+    train = training_names([c.image.name for c in cards])
+    return [c for c in cards if c.image.name in train], [c for c in cards if c.image.name not in train]
 
 
 def allowed_classes(card: PhotoCard, rank: str, labels: Sequence[str]) -> BoolArray:
@@ -113,8 +114,7 @@ def training_cards(family: str, root: Path | None = None, review: PhotoReview | 
 
 
 def build_real_set(family: str, labels: Sequence[str], size: tuple[int, int], seed: int,
-                   root: Path | None = None, variants: int = VARIANTS,
-                   progress: Callable[[int, int], None] | None = None) -> RealSet:
+                   root: Path | None = None, variants: int = VARIANTS) -> RealSet:
     """The training side's crops, each as ``variants`` seeded copies at ``size`` (W, H)."""
     chosen = training_cards(family, root)
     cache: dict[Path, U8] = {}
@@ -127,8 +127,6 @@ def build_real_set(family: str, labels: Sequence[str], size: tuple[int, int], se
         for v in range(variants):
             images.append(resize_crop(cut if v == 0 else degrade(cut, rng), size))
             allowed.append(mask)
-        if progress is not None:
-            progress(k + 1, len(chosen))
     support = support_classes(sorted({rank for _, rank in chosen}), labels)
     return RealSet(np.stack(images), np.stack(allowed), support, len(chosen), len({c.image.name for c, _ in chosen}))
 
