@@ -288,9 +288,13 @@ def _real_set(args: argparse.Namespace, deck: str, log: _Logger) -> RealSet | No
 
     root = args.shared if args.shared is not None else shared_dir()
     real = build_real_set(deck, RECOGNISER_LABELS[deck], input_size(args), args.seed + 700, root)
-    log(f"real crops: {real.crops} boxes from {real.photos} photos, {len(real)} copies "
-        f"({max(1, round(share * args.batch))} a batch)")
+    log(f"real crops: {real.crops} boxes from {real.photos} photos, {len(real)} copies ({real_per_batch(args)} a batch)")
     return real
+
+
+def real_per_batch(args: argparse.Namespace) -> int:
+    """Real crops added to each batch of ``--batch`` synthetic ones (at least one)."""
+    return max(1, round(float(args.real_photos) * int(args.batch)))
 
 
 def net_shape(args: argparse.Namespace) -> tuple[float, int]:
@@ -426,9 +430,9 @@ def _fit(model: Any, data: SynthSet, args: argparse.Namespace, t0: float, log: _
     import torch
 
     rng = np.random.default_rng(args.seed)
-    # the real crops are drawn from a stream of their own (the synthetic order stays that of a run without)
+    # the real crops are drawn from a stream of their own, seeded apart from the synthetic one
     real_rng = np.random.default_rng(args.seed + 7)
-    n_real = 0 if real is None else max(1, round(float(args.real_photos) * args.batch))
+    n_real = 0 if real is None else real_per_batch(args)
     layout = torch.channels_last if args.memory_format == "channels_last" else torch.contiguous_format
     model.to(memory_format=layout)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
