@@ -21,6 +21,11 @@ from referee.recognition.dataset import cached_set
 from referee.recognition.evaluate import on_photos, on_synthetic
 from referee.recognition.photo_review import load_review
 
+#: card heights (px) at which the real in-contract crops are scored again (hardware/README.md,
+#: a 9.5 cm card on a 90 cm table): the Camera Module 3's full-resolution stream (about 245 px),
+#: a 1080p USB webcam (about 100 px) and the input contract's smallest card (80 px)
+CAMERA_HEIGHTS = (245, 160, 100, 80)
+
 
 def evaluate(deck: str, model_dir: Path, seen_per_face: int, val_per_face: int) -> dict[str, Any]:
     clf = CardClassifier.load(deck, model_dir, threads=2)
@@ -37,7 +42,9 @@ def evaluate(deck: str, model_dir: Path, seen_per_face: int, val_per_face: int) 
         data = cached_set(cache, deck, seen, seen_per_face, seed + 3000, size=clf.input_size)
         out["seen_prints_new_renders"] = on_synthetic(clf, data)
     # The review (benchmarks/data/photo_review.csv) marks the boxes outside the input contract.
-    out["photos_straightened"] = on_photos(clf, deck, shared_dir(), straighten=True, review=load_review())
+    # ... and the in-contract boxes again, seen as small as the box's camera sees a card (JPEG 60)
+    out["photos_straightened"] = on_photos(clf, deck, shared_dir(), straighten=True, review=load_review(),
+                                           heights=CAMERA_HEIGHTS)
     out["photos_raw_box"] = on_photos(clf, deck, shared_dir(), straighten=False)
     return out
 
@@ -72,6 +79,10 @@ def show(deck: str, report: dict[str, Any]) -> None:
                 print(f"  in contract, held-out half of the photos (never trained on; n={h['n']}): rank {h['rank_acc']:.3f}  "
                       f"card {h['card_acc']:.3f}  back {h['called_back']}  sure>=0.8 {h['sure_share']:.3f} of them wrong {h['sure_wrong']}")
                 print(f"  wrong there: {'; '.join(h['wrong'])}")
+            for height, s in r.get("in_contract_at_height", {}).items():
+                print(f"  the same boxes{' (held-out half)' if h else ''} seen {height} px tall, JPEG 60 (n={s['n']}): "
+                      f"rank {s['rank_acc']:.3f}  card {s['card_acc']:.3f}  back {s['called_back']}  "
+                      f"sure>=0.8 {s['sure_share']:.3f} of them wrong {s['sure_wrong']}")
 
 
 def main() -> None:

@@ -15,10 +15,13 @@ from referee.recognition.dataset import SynthSet
 from referee.recognition.metrics import summarise
 from referee.recognition.photo_review import PhotoReview
 from referee.recognition.photos import PhotoCard, crop, photo_cards
-from referee.recognition.real_crops import TRAINABLE, training_names
+from referee.recognition.real_crops import TRAINABLE, seen_at, training_names
 
 #: A read at least this sure is one the pipeline takes without asking (its ``sure`` threshold).
 SURE = 0.8
+#: JPEG quality of the camera-size figures: an assumption for a Pi camera's MJPEG stream (the
+#: vision loop reads raw frames, so this is the worse case).
+CAMERA_JPEG = 60
 
 
 def on_synthetic(clf: CardClassifier, data: SynthSet, batch: int = 64) -> dict[str, Any]:
@@ -68,26 +71,39 @@ def split_code(code: str) -> tuple[str, str]:
 
 
 def on_photos(clf: CardClassifier, family: str, root: Path | None = None,
-              straighten: bool = True, review: PhotoReview | None = None) -> dict[str, Any]:
+              straighten: bool = True, review: PhotoReview | None = None,
+              heights: Sequence[int] = ()) -> dict[str, Any]:
     """Rank / suit / full-card accuracy on the labelled real photo boxes of ``family``; with a
-    ``review``, also on the boxes that meet the input contract (``"in_contract"``)."""
+    ``review``, also on the boxes that meet the input contract (``"in_contract"``), and, for each
+    of ``heights``, on those boxes (the held-out half where a ``--real-photos`` run trains on
+    the other) seen as the box's camera would see them (``"in_contract_at_height"``)."""
     cards = photo_cards(family, root)
     if not cards:
         return {"n": 0}
     cache: dict[Path, Any] = {}
     crops = [crop(c, straighten, cache) for c in cards]
-    preds = [p for i in range(0, len(crops), 32) for p in clf.classify(crops[i:i + 32])]
-    report = score_photos(cards, [p.card for p in preds])
+    reads = _reads(clf, crops)
+    report = score_photos(cards, [card for card, _ in reads])
     if review is not None:
-        reads = [(p.card, p.confidence) for p in preds]
         report["in_contract"] = score_contract(cards, reads, review)
+        side = list(range(len(cards)))
         trainable = [i for i, c in enumerate(cards) if c.source == TRAINABLE.get(family)]
         if trainable:
             # the half of the photos no ``--real-photos`` run trains on: the honest real figure
             train = training_names([cards[i].image.name for i in trainable])
             side = [i for i in trainable if cards[i].image.name not in train]
             report["in_contract_held_out"] = score_contract([cards[i] for i in side], [reads[i] for i in side], review)
+        side = [i for i in side if review.in_contract(cards[i])]
+        report["in_contract_at_height"] = {
+            str(h): score_contract([cards[i] for i in side], _reads(clf, [seen_at(crops[i], h, CAMERA_JPEG) for i in side]),
+                                   review)
+            for h in heights
+        }
     return report
+
+
+def _reads(clf: CardClassifier, crops: Sequence[Any], batch: int = 32) -> list[tuple[str, float]]:
+    return [(p.card, p.confidence) for i in range(0, len(crops), batch) for p in clf.classify(crops[i:i + batch])]
 
 
 def score_contract(cards: list[PhotoCard], reads: list[tuple[str, float]], review: PhotoReview) -> dict[str, Any]:

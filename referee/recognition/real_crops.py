@@ -135,12 +135,22 @@ def degrade(cut: U8, rng: np.random.Generator) -> U8:
     """One jittered copy (:func:`~referee.recognition.enroll_fit.jitter`), seen smaller by the
     camera half of the time, JPEG-compressed."""
     out = jitter(cut, rng)
-    h, w = out.shape[:2]
+    h = out.shape[0]
+    target = None
     if rng.random() < 0.5 and h > 80:
         target = int(rng.uniform(80, max(81, min(h, 200))))
-        small = cv2.resize(out, (max(8, round(w * target / h)), target), interpolation=cv2.INTER_AREA)
+    return seen_at(out, target, int(rng.integers(40, 96)))
+
+
+def seen_at(cut: U8, height: int | None, quality: int) -> U8:
+    """``cut`` as a camera would deliver it with the card ``height`` px tall (area-averaged;
+    ``None`` keeps the size), JPEG-compressed at ``quality``."""
+    out = cut
+    if height is not None and height != out.shape[0]:
+        h, w = out.shape[:2]
+        small = cv2.resize(out, (max(8, round(w * height / h)), height), interpolation=cv2.INTER_AREA)
         out = np.asarray(small, np.uint8)
-    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(40, 96))])
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
     if ok:
         out = np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), np.uint8)
     return out

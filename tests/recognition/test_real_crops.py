@@ -170,3 +170,27 @@ def test_the_report_scores_the_held_out_half_apart(photo_root: Path, smoke_model
     assert report["in_contract_held_out"]["n"] == BLOCK  # photos 20-39
     held = {w.split("@")[0] for w in report["in_contract_held_out"]["wrong"]}
     assert held <= {f"IMG_{i:04d}.JPG" for i in range(BLOCK, 2 * BLOCK)}
+
+
+def test_the_report_scores_the_held_out_half_again_at_camera_sizes(photo_root: Path, smoke_models: Path) -> None:
+    from referee.recognition import CardClassifier
+    from referee.recognition.evaluate import on_photos
+
+    clf = CardClassifier.load("french", smoke_models, threads=1)
+    report = on_photos(clf, "french", photo_root, straighten=True, review=PhotoReview(), heights=(80, 40))
+    small = report["in_contract_at_height"]
+    assert set(small) == {"80", "40"}
+    assert all(s["n"] == BLOCK for s in small.values())  # the held-out half only
+    assert {w.split("@")[0] for s in small.values() for w in s["wrong"]} <= {f"IMG_{i:04d}.JPG" for i in range(BLOCK, 2 * BLOCK)}
+    assert "in_contract_at_height" not in on_photos(clf, "french", photo_root, straighten=True)
+
+
+def test_a_crop_seen_at_a_camera_height_keeps_its_shape() -> None:
+    from referee.recognition.real_crops import seen_at
+
+    cut = np.zeros((300, 200, 3), np.uint8)
+    cut[100:200, 50:150] = 255
+    small = seen_at(cut, 80, 60)
+    assert small.shape == (80, 53, 3)
+    assert small[40, 26].min() > 200 and small[5, 5].max() < 40  # area-averaged, not garbled by JPEG
+    assert seen_at(cut, None, 95).shape == cut.shape
