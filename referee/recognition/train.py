@@ -93,6 +93,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="french only: add this share (of --batch) of real crops to every batch, from the "
                              "training half of the Apache-2.0 pinochle photos (rank-only labels; the other half "
                              "stays held out; default 0)")
+    parser.add_argument("--reskin", action="store_true",
+                        help="with --real-photos: the real crops carry a random card of a training print painted "
+                             "under their light instead of their own card (any deck; referee/recognition/reskin.py)")
     parser.add_argument("--input-size", nargs=2, type=int, default=None, metavar=("W", "H"),
                         help=f"model input, portrait (default {INPUT_SIZE[0]} {INPUT_SIZE[1]}); the sets are rendered "
                         "at it and the live finder cuts its crops at it")
@@ -150,13 +153,15 @@ def run(args: argparse.Namespace) -> int:
     log(f"data ready in {t1 - t0:.0f}s ({(cpu1 - cpu0) / 60:.1f} CPU-min incl. render workers): "
         f"{len(train)} train, {len(val)} validation crops")
 
-    real = _real_set(args, deck, log)
+    real = _real_set(args, deck, plan, log)
     if real is not None:
         from referee.recognition.real_crops import BLOCK, TRAINABLE
 
-        plan["real_photos"] = {"set": TRAINABLE[deck], "share": float(args.real_photos), "block": BLOCK,
-                               "photos": real.photos, "crops": real.crops, "variants": len(real) // max(1, real.crops),
-                               "given": [code for code, keep in zip(RECOGNISER_LABELS[deck], real.support, strict=True) if keep]}
+        plan["real_photos"] = {"set": TRAINABLE["french" if args.reskin else deck], "share": float(args.real_photos),
+                               "block": BLOCK, "photos": real.photos, "crops": real.crops,
+                               "variants": len(real) // max(1, real.crops),
+                               "given": [code for code, keep in zip(RECOGNISER_LABELS[deck], real.support, strict=True) if keep],
+                               **({"reskin": True} if args.reskin else {})}
         t1, cpu1 = time.monotonic(), _cpu_s()
 
     from referee.recognition.net import CardNet
@@ -275,20 +280,32 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
     return train, val, plan
 
 
-def _real_set(args: argparse.Namespace, deck: str, log: _Logger) -> RealSet | None:
-    """``--real-photos``: the training half's real crops (None when the share is 0)."""
+def _real_set(args: argparse.Namespace, deck: str, plan: dict[str, Any], log: _Logger) -> RealSet | None:
+    """``--real-photos``: the training half's real crops (None when the share is 0), re-skinned
+    with the training prints' faces with ``--reskin``."""
     share = float(getattr(args, "real_photos", 0.0) or 0.0)
     if share == 0:
+        if getattr(args, "reskin", False):
+            from referee.errors import ConfigError
+
+            raise ConfigError("--reskin: needs --real-photos SHARE (the share of the batch)")
         return None
     if not 0 < share < 1:
         from referee.errors import ConfigError
 
         raise ConfigError(f"--real-photos {share}: expected a share of the batch in 0-1")
-    from referee.recognition.real_crops import build_real_set
-
     root = args.shared if args.shared is not None else shared_dir()
-    real = build_real_set(deck, RECOGNISER_LABELS[deck], input_size(args), args.seed + 700, root)
-    log(f"real crops: {real.crops} boxes from {real.photos} photos, {len(real)} copies ({real_per_batch(args)} a batch)")
+    if getattr(args, "reskin", False):
+        from referee.recognition.reskin import build_reskin_set
+
+        real = build_reskin_set(deck, RECOGNISER_LABELS[deck], input_size(args), args.seed + 700,
+                                plan["train_sets"], root=root)
+    else:
+        from referee.recognition.real_crops import build_real_set
+
+        real = build_real_set(deck, RECOGNISER_LABELS[deck], input_size(args), args.seed + 700, root)
+    log(f"real crops{' (re-skinned)' if getattr(args, 'reskin', False) else ''}: {real.crops} boxes from "
+        f"{real.photos} photos, {len(real)} copies ({real_per_batch(args)} a batch)")
     return real
 
 

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -89,3 +91,36 @@ def train_fake(fake_shared: Path) -> Callable[..., dict[str, object]]:
         return meta
 
     return run
+
+
+PINOCHLE_RANKS = ("9", "10", "J", "Q", "K", "A")
+
+
+def make_photos(root: Path, count: int = 45) -> Path:
+    """``root/photos/french_pinochle_voc_train``: one drawn card per photo on a dark cloth."""
+    folder = root / "photos" / "french_pinochle_voc_train"
+    (folder / "images").mkdir(parents=True)
+    rows = []
+    for i in range(count):
+        img = np.full((300, 240, 3), (40, 90, 30), np.uint8)
+        cv2.rectangle(img, (70, 60), (170, 210), (245, 245, 245), -1)
+        rank = PINOCHLE_RANKS[i % len(PINOCHLE_RANKS)]
+        cv2.putText(img, rank, (80, 90), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 0), 2)
+        name = f"IMG_{i:04d}.JPG"
+        cv2.imwrite(str(folder / "images" / name), img)
+        rows.append({"split": "train", "image": name, "box_index": 0, "xmin": 60, "ymin": 50, "xmax": 180,
+                     "ymax": 220, "upstream_class": rank, "canonical_rank": rank, "suit_by_eye": "?",
+                     "canonical_label": f"{rank}?", "suit_confidence": "none"})
+    with (folder / "labels.csv").open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    return root
+
+
+@pytest.fixture(scope="module")
+def photo_root(fake_shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fake faces tree plus drawn pinochle photos."""
+    root = tmp_path_factory.mktemp("shared_with_photos")
+    os.symlink(fake_shared / "faces", root / "faces")
+    return make_photos(root)

@@ -7,12 +7,9 @@ for ``../shared/photos/french_pinochle_voc_train``: no real photo needed.
 
 from __future__ import annotations
 
-import csv
-import os
 from collections.abc import Callable
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
 
@@ -31,37 +28,7 @@ from referee.recognition.real_crops import (
 )
 
 FRENCH = RECOGNISER_LABELS["french"]
-RANKS = ("9", "10", "J", "Q", "K", "A")
-
-
-def make_photos(root: Path, count: int = 45) -> Path:
-    """``root/photos/french_pinochle_voc_train``: one drawn card per photo on a dark cloth."""
-    folder = root / "photos" / TRAINABLE["french"]
-    (folder / "images").mkdir(parents=True)
-    rows = []
-    for i in range(count):
-        img = np.full((300, 240, 3), (40, 90, 30), np.uint8)
-        cv2.rectangle(img, (70, 60), (170, 210), (245, 245, 245), -1)
-        rank = RANKS[i % len(RANKS)]
-        cv2.putText(img, rank, (80, 90), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 0), 2)
-        name = f"IMG_{i:04d}.JPG"
-        cv2.imwrite(str(folder / "images" / name), img)
-        rows.append({"split": "train", "image": name, "box_index": 0, "xmin": 60, "ymin": 50, "xmax": 180,
-                     "ymax": 220, "upstream_class": rank, "canonical_rank": rank, "suit_by_eye": "?",
-                     "canonical_label": f"{rank}?", "suit_confidence": "none"})
-    with (folder / "labels.csv").open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    return root
-
-
-@pytest.fixture(scope="module")
-def photo_root(fake_shared: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The fake faces tree plus drawn pinochle photos."""
-    root = tmp_path_factory.mktemp("shared_with_photos")
-    os.symlink(fake_shared / "faces", root / "faces")
-    return make_photos(root)
+PINOCHLE_RANKS = ("9", "10", "J", "Q", "K", "A")
 
 
 def card(name: str, rank: str = "K", suit: str | None = None) -> PhotoCard:
@@ -116,7 +83,7 @@ def test_the_real_set_holds_seeded_copies_at_the_input_size(photo_root: Path) ->
     assert a.allowed.shape == (len(a), len(FRENCH)) and (a.allowed.sum(axis=1) == 4).all()
     # the drawn deck, like the pinochle one, holds 9..A only: the loss is conditioned on those and 'back'
     assert sorted(FRENCH[i] for i in np.flatnonzero(a.support)) == sorted(
-        [f"{r}{s}" for r in RANKS for s in "CDHS"] + ["back"])
+        [f"{r}{s}" for r in PINOCHLE_RANKS for s in "CDHS"] + ["back"])
 
 
 def test_real_loss_is_the_likelihood_of_the_allowed_classes() -> None:
