@@ -184,7 +184,7 @@ class _Renderer:
             # cut from, and the backs, come from varied prints too, half the time: else a varied
             # ink or line is itself a sign of "the card this crop is of", and everything unlike
             # the training prints reads as a card (session 10's s19: sim non-card quads 217 -> 821;
-            # with this, session 11's s24: 463, not enough to adopt it; model card, Session 11).
+            # with this, session 11's s24: 463, not enough to adopt it; models/HISTORY.md, Session 11).
             self.pool = self.pool + varied_copies(self.pool)
             self.backs = self.backs + varied_copies(self.backs)
 

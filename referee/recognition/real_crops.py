@@ -1,7 +1,7 @@
 """Real card crops to train on: half of the pinochle photos in ``../shared/photos``.
 
 Every synthetic recipe tried in twelve sessions left the French model at ~97 % of the real
-pinochle cards it should read (model card, "Limitations"): what was missing is real pixels (a
+pinochle cards it should read (models/README.md, "Limitations"): what was missing is real pixels (a
 phone camera's blur and sharpening, real ink on real card stock, real light).  The pinochle
 photos (``french_pinochle_voc_train``, Apache-2.0, so a model trained on them may be committed)
 are the one real set whose licence allows training; the Triestine and EPFL photos state none

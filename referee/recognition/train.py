@@ -36,7 +36,7 @@ ESTIMATE_AT = (10, 40, 80, 120, WARMUP_STEPS - 1)
 #: Seconds kept back from --minutes for evaluation, calibration and export.
 RESERVE_S = 90.0
 #: Default ``--court-swap`` per deck: off. Only French prints carry rank indices to read, but two
-#: French candidates trained with 0.5 (session 3, model card) were worse on held-out Knoll and on
+#: French candidates trained with 0.5 (session 3, models/HISTORY.md) were worse on held-out Knoll and on
 #: simulated finder crops and accepted non-cards; the committed models were trained without it.
 DEFAULT_COURT_SWAP = {"french": 0.0, "italian": 0.0}
 #: ``--memory-format`` choices. The layout changes the float rounding of the convolutions, so a
