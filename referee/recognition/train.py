@@ -283,19 +283,18 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
 def _real_set(args: argparse.Namespace, deck: str, plan: dict[str, Any], log: _Logger) -> RealSet | None:
     """``--real-photos``: the training half's real crops (None when the share is 0), re-skinned
     with the training prints' faces with ``--reskin``."""
-    share = float(getattr(args, "real_photos", 0.0) or 0.0)
-    if share == 0:
-        if getattr(args, "reskin", False):
-            from referee.errors import ConfigError
+    from referee.errors import ConfigError
 
+    share = float(getattr(args, "real_photos", 0.0) or 0.0)
+    reskin = bool(getattr(args, "reskin", False))
+    if share == 0:
+        if reskin:
             raise ConfigError("--reskin: needs --real-photos SHARE (the share of the batch)")
         return None
     if not 0 < share < 1:
-        from referee.errors import ConfigError
-
         raise ConfigError(f"--real-photos {share}: expected a share of the batch in 0-1")
     root = args.shared if args.shared is not None else shared_dir()
-    if getattr(args, "reskin", False):
+    if reskin:
         from referee.recognition.reskin import build_reskin_set
 
         real = build_reskin_set(deck, RECOGNISER_LABELS[deck], input_size(args), args.seed + 700,
@@ -304,7 +303,7 @@ def _real_set(args: argparse.Namespace, deck: str, plan: dict[str, Any], log: _L
         from referee.recognition.real_crops import build_real_set
 
         real = build_real_set(deck, RECOGNISER_LABELS[deck], input_size(args), args.seed + 700, root)
-    log(f"real crops{' (re-skinned)' if getattr(args, 'reskin', False) else ''}: {real.crops} boxes from "
+    log(f"real crops{' (re-skinned)' if reskin else ''}: {real.crops} boxes from "
         f"{real.photos} photos, {len(real)} copies ({real_per_batch(args)} a batch)")
     return real
 
