@@ -98,6 +98,18 @@ class PinsConfig:
 
 
 @dataclass(frozen=True)
+class TournamentConfig:
+    """``[tournament]``: the broker this table publishes its record to (``referee.box.publish``).
+    Absent: the box publishes nothing and works alone."""
+
+    broker: str  # mqtt://host[:port] or mqtts://host[:port] (TLS)
+    table: int
+    username: str  # the broker account; the broker's ACL limits it to its own table's topics
+    password_file: Path | None = None  # one line, the account's password (mode 0600)
+    ca_file: Path | None = None  # mqtts: the club's CA certificate (default: the system's)
+
+
+@dataclass(frozen=True)
 class BoxConfig:
     language: str = "it"
     state_dir: Path = Path("/var/lib/referee")
@@ -110,6 +122,7 @@ class BoxConfig:
     timer: TimerConfig = field(default_factory=TimerConfig)
     display: DisplayConfig = field(default_factory=DisplayConfig)
     pins: PinsConfig = field(default_factory=PinsConfig)
+    tournament: TournamentConfig | None = None
     source: str = ""  # the file the config came from, for messages
 
 
@@ -202,6 +215,7 @@ def parse_config(text: str, where: str = "<config>", base: Path | None = None) -
         timer=_timer(top.sub("timer")),
         display=_display(top.sub("display")),
         pins=_pins(top.sub("pins"), game.seats),
+        tournament=_tournament(top.sub("tournament"), base) if "tournament" in data else None,
         source=where,
     )
     top.done()
@@ -360,3 +374,20 @@ def _pins(r: _Reader, seats: tuple[str, ...]) -> PinsConfig:
             )
         used[pin] = key
     return cfg
+
+
+def _tournament(r: _Reader, base: Path) -> TournamentConfig:
+    broker = r.str_("broker", "")
+    scheme, sep, rest = broker.partition("://")
+    if scheme not in ("mqtt", "mqtts") or not sep or not rest.split(":")[0]:
+        raise r.error("broker", "'mqtt://host[:port]' or 'mqtts://host[:port]'", broker)
+    table = r.int_("table", 0, range(1, 1000))
+    username = r.str_("username", f"table-{table}")
+    files: dict[str, Path | None] = {}
+    for key in ("password_file", "ca_file"):
+        raw = r.raw(key, None)
+        if raw is not None and not isinstance(raw, str):
+            raise r.error(key, "a file path string", raw)
+        files[key] = base / raw if raw else None
+    r.done()
+    return TournamentConfig(broker, table, username, files["password_file"], files["ca_file"])
