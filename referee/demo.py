@@ -242,6 +242,7 @@ class DemoResult:
     frames: int = 0
     seconds: float = 0.0
     out: Path | None = None
+    video: Path | None = None  # the annotated video written (None with --no-video)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -328,8 +329,8 @@ def run_demo(
             stage = real
     say(f"# vision: {stage.name}")
 
-    result = DemoResult(vision=stage.name, out=out)
-    writer = _VideoWriter(out / "annotated.mp4", fps) if video else None
+    result = DemoResult(vision=stage.name, out=out, video=out / "annotated.mp4" if video else None)
+    writer = _VideoWriter(result.video, fps) if result.video is not None else None
     screens = _ScreenWriter(out / "screens", say)
     last_call = ""
     timed_events: list[tuple[float, list[Event]]] = []
@@ -603,4 +604,5 @@ def _summary(result: DemoResult, say: Any) -> None:
     if result.delays:
         say(f"# delay from a card lying still to its play: median {statistics.median(result.delays):.2f} s, "
             f"max {max(result.delays):.2f} s")
-    say(f"# wrote {result.out}/annotated.mp4, screens/, calls.jsonl, events.jsonl, truth.jsonl")
+    video = f"{result.video.name}, " if result.video is not None else ""
+    say(f"# wrote {result.out}/{video}screens/, calls.jsonl, events.jsonl, truth.jsonl")

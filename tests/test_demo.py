@@ -42,6 +42,7 @@ def test_demo_cli_prints_calls_and_the_final_score(tmp_path: Path, capsys: pytes
     delay_line = next(line for line in out.splitlines() if "delay from a card lying still" in line)
     assert float(delay_line.rsplit("max ", 1)[1].split()[0]) <= 0.5  # truth: within one frame at 2 fps
     assert not (tmp_path / "annotated.mp4").exists()
+    assert "annotated" not in out  # --no-video: the summary does not claim a video
 
 
 def test_demo_refuses_a_deck_that_does_not_fit_the_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
