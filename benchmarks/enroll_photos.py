@@ -52,7 +52,7 @@ from referee.cards import RECOGNISER_LABELS
 from referee.paths import shared_dir
 from referee.recognition import CardClassifier
 from referee.recognition.enroll import enroll
-from referee.vision.finder import CardFinder, _portrait_order, rectify
+from referee.vision.finder import CardFinder, portrait_order, rectify
 
 U8 = npt.NDArray[np.uint8]
 SIDES = ("bottom", "right", "top", "left")
@@ -92,7 +92,7 @@ def seat_crops(image: U8, size: tuple[int, int]) -> dict[str, U8]:
     h, w = small.shape[:2]
     best: dict[str, tuple[float, npt.NDArray[np.float32]]] = {}
     for quad in CardFinder().find(small).quad:
-        quad = _portrait_order(np.asarray(quad, np.float32))
+        quad = portrait_order(np.asarray(quad, np.float32))
         sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
         short, long = float(min(sides[0], sides[1])), float(max(sides[0], sides[1]))
         if short <= 0 or not 1.2 <= long / short <= 1.9:

@@ -24,7 +24,7 @@ import numpy.typing as npt
 
 from referee.cards import DECKS, RECOGNISER_LABELS, deck_family, parse_card
 from referee.errors import BadCardError, ConfigError
-from referee.vision.finder import CardFinder, _portrait_order, rectify
+from referee.vision.finder import CardFinder, portrait_order, rectify
 
 U8 = npt.NDArray[np.uint8]
 F32 = npt.NDArray[np.float32]
@@ -85,7 +85,7 @@ def cards_in_photo(image: U8) -> list[U8]:
     """The cards found in one photo, cut straight, in reading order."""
     dets = CardFinder().find(image)
     firsts = sorted({int(np.flatnonzero(dets.group == g)[0]) for g in set(dets.group.tolist())})
-    quads = [_portrait_order(np.asarray(dets.quad[i], np.float32)) for i in firsts]
+    quads = [portrait_order(np.asarray(dets.quad[i], np.float32)) for i in firsts]
     out = []
     for i in reading_order(quads):
         q = quads[i]

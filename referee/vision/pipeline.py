@@ -24,7 +24,7 @@ import numpy as np
 
 from referee.cards import BACK
 from referee.vision.detections import BoolArray, Detections, FloatArray, Image
-from referee.vision.finder import CardFinder, FinderConfig, _portrait_order, rectify
+from referee.vision.finder import CardFinder, FinderConfig, portrait_order, rectify
 from referee.vision.stock_card import stock_card_quads
 
 
@@ -109,7 +109,7 @@ class FramePipeline:
         quads = stock_card_quads(image, np.asarray(zone, np.float32), cfg, self.finder.card_size)
         if not len(quads):
             return Detections.empty()
-        ordered = np.stack([_portrait_order(q) for q in quads])
+        ordered = np.stack([portrait_order(q) for q in quads])
         # one group: alternatives for one card, the classifier's most confident read wins
         return Detections(
             quad=ordered, crops=[rectify(image, q, cfg.crop_size) for q in ordered], group=np.zeros(len(quads), np.int32)

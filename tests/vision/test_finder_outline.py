@@ -55,7 +55,7 @@ def test_live_finder_splits_a_trick_once_it_lies_still_and_reuses_the_split(monk
         calls.append(1)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr("referee.vision.finder.outline_quads", counting)
+    monkeypatch.setattr("referee.vision.finder.blobs.outline_quads", counting)
     image, quads = _trick("felt")
     finder = CardFinder(FinderConfig(card_height=145, split_when_still=True))
     finder.find(image)

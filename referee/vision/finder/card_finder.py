@@ -1,0 +1,236 @@
+"""The card finder: one frame's pass over all hypothesis generators, and the card size it keeps
+between frames (see the package docstring for the method)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from referee.errors import RefereeError
+from referee.vision.card_size import CardSizeModel
+from referee.vision.detections import Detections, FloatArray, Image
+from referee.vision.finder.blobs import blob_hypotheses
+from referee.vision.finder.config import FinderConfig
+from referee.vision.finder.courts import strip_card_hypotheses, thin_card_hypotheses
+from referee.vision.finder.edges import edge_card_hypotheses
+from referee.vision.finder.hypothesis import Hypothesis, new_only
+from referee.vision.finder.quad import portrait_order, rectify
+from referee.vision.finder.segmentation import (
+    Mask,
+    binarize,
+    fill_holes,
+    otsu_thresholds,
+    whiteness,
+)
+from referee.vision.finder.split_cache import SplitCache
+from referee.vision.outline import SizeMemo
+from referee.vision.refine import RefineCache, RefineConfig, refine_quads, white_gains
+
+
+class FrameError(RefereeError, ValueError):
+    """A frame that is not an 8-bit BGR image."""
+
+
+@dataclass
+class CardFinder:
+    """``CardFinder().find(bgr_image) -> Detections`` (quads in image px, crops, groups).
+
+    Keeps a running estimate of the card size between frames (cards do not change size).
+    """
+
+    config: FinderConfig = field(default_factory=FinderConfig)
+    _card_size: tuple[float, float] | None = None  # (short, long) in full-frame px
+    _observed: bool = False  # the size came from classified cards: trust it over blob shapes
+    _fitted: SizeMemo = field(default_factory=SizeMemo)  # the size fitted to a trick's outlines
+    _splits: SplitCache = field(default_factory=lambda: SplitCache())
+    _refined: RefineCache = field(default_factory=RefineCache)
+    _sizes: CardSizeModel = field(default_factory=CardSizeModel)  # measured on card edges (live)
+    #: the last frame's hypothesis kinds by quad centre (rounded image px): diagnostics
+    last_kinds: dict[tuple[int, int], str] = field(default_factory=dict)
+
+    def find(self, image: Image, focus: FloatArray | None = None) -> Detections:
+        """Card quads and crops in ``image``.  ``focus`` (a polygon in image pixels, e.g. the
+        layout's play area) limits the costly splitting of overlapping cards to blobs that
+        touch it; single cards are found everywhere."""
+        _check_frame(image)
+        cfg = self.config
+        scale = cfg.work_width / image.shape[1]
+        focus_work = None if focus is None else (np.asarray(focus, np.float32) * scale).reshape(-1, 1, 2)
+        small = np.asarray(cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8)
+        white = whiteness(small, cfg)
+        thresholds = otsu_thresholds(white, cfg)
+        hyps: list[Hypothesis] = []
+        for i, thr in enumerate(thresholds):
+            raw = binarize(white, thr)
+            mask = fill_holes(raw)
+            if i == 0:
+                short, long_ = self._expected_size(image, raw, mask, scale)
+            k = min(25, max(3, round(cfg.open_frac * short))) | 1  # capped: an ellipse's cost grows as k^2
+            kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+            opened = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), np.uint8)
+            known = self._card_size is not None or cfg.card_height is not None
+            fit = None if self._observed else self._fitted
+            self._splits.pass_no = i
+            more = blob_hypotheses(opened, short, long_, self._split_config(), known, focus_work, white, fit, self._splits)
+            more += thin_card_hypotheses(mask, short, long_, more, first_group=len(more))
+            if focus_work is not None:
+                more += strip_card_hypotheses(mask, opened, short, long_, focus_work, first_group=len(more))
+            hyps += new_only(more, hyps, short, first_group=len(hyps))
+        light_table = float(np.count_nonzero(white >= thresholds[0])) > cfg.light_table_frac * white.size
+        if cfg.edge_regions or (cfg.edge_regions is None and light_table):
+            hyps += edge_card_hypotheses(small, hyps, cfg, first_group=len(hyps))
+        self._splits.roll()
+        hyps = sorted(hyps, key=lambda h: -h.score)[: cfg.max_candidates]
+        self.last_kinds = {}
+        if not hyps:
+            return Detections.empty()
+        quads = np.stack([portrait_order(h.quad) for h in hyps]) / scale
+        self.last_kinds = {_key(q): h.kind for q, h in zip(quads, hyps, strict=True)}
+        groups = np.array([h.group for h in hyps], np.int32)
+        strips = np.array([h.kind == "strip" for h in hyps])
+        if strips.any() and not (cfg.refine is not None and (cfg.refine_live or not cfg.split_when_still)):
+            # a strip gives a card's edge, not where along it the card lies: its sides are fitted
+            quads[strips] = refine_quads(image, quads[strips], white_gains(small), cfg.saturation_weight,
+                                         cfg.refine or RefineConfig(), self._card_size)[0]
+        if cfg.refine is not None and (cfg.refine_live or not cfg.split_when_still):
+            raw = quads
+            quads = self._refined.refine(image, quads, white_gains(small), cfg.saturation_weight, cfg.refine, self._card_size)
+            keep_raw = cfg.keep_unrefined if cfg.keep_unrefined is not None else cfg.upper_threshold
+            if keep_raw:
+                quads, groups = _with_unrefined(quads, raw, groups)
+        crops = [rectify(image, q, cfg.crop_size) for q in quads]
+        return Detections(quad=quads.astype(np.float32), crops=crops, group=groups)
+
+    def _split_config(self) -> FinderConfig:
+        """Outline splitting needs a card size within ~15%: the layout's, the recogniser's, or
+        one fitted over a live table's frames.  A single photo's first look guesses the size
+        from blobs, and outlines then fit a court card's printed frame as a card (measured on
+        the pinochle photos: precision 87% -> 79%), so it splits by corners only until a read
+        card gives the size (``FramePipeline.process_still`` looks again then)."""
+        cfg = self.config
+        if cfg.split == "corners" or self._observed or cfg.card_height is not None or cfg.split_when_still:
+            return cfg
+        return replace(cfg, split="corners")
+
+    def reset(self) -> None:
+        """Forget the card size (a new table, or an unrelated photo)."""
+        self._card_size = None
+        self._observed = False
+        self._fitted = SizeMemo()
+        self._splits = SplitCache()
+        self._refined = RefineCache()
+        self._sizes.reset()
+
+    @property
+    def observed(self) -> bool:
+        """Whether the card size comes from cards the recogniser confirmed."""
+        return self._observed
+
+    @property
+    def measured(self) -> bool:
+        """Whether the size has been measured on a card's edges (``card_size.py``), not only
+        taken from quads."""
+        return self._sizes.size is not None
+
+    @property
+    def card_size(self) -> tuple[float, float] | None:
+        """(short, long) card side in image pixels, once measured."""
+        return self._card_size
+
+    def observe(self, quads: FloatArray, image: Image | None = None) -> bool:
+        """Learn the card size from quads the classifier confirmed as cards (image px).
+
+        With ``image`` (the live loop) the size is measured on the card edges under the quads
+        (``card_size.py``: a quad built at the expected size cannot confirm that size); once
+        a card has been measured so, quads alone no longer move it.  Without, or until then,
+        quads of a card's shape (a sure read of a badly cut quad must not set the size) are
+        blended in.  Returns whether the size was learned from them.
+        """
+        q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+        if image is not None:
+            measured = self._sizes.update(image, q)
+            if measured is not None:
+                self._card_size, self._observed = measured, True
+                return True
+        a = np.linalg.norm(q[:, 1] - q[:, 0], axis=1)
+        b = np.linalg.norm(q[:, 2] - q[:, 1], axis=1)
+        short, long_ = np.minimum(a, b), np.maximum(a, b)
+        lo, hi = self.config.aspect_range
+        ok = (short > 0) & (long_ >= lo * short) & (long_ <= min(hi, 2.0) * short)
+        if not ok.any():
+            return False
+        size = (float(np.median(short[ok])), float(np.median(long_[ok])))
+        self._card_size = size if not self._observed or self._card_size is None else _blend(self._card_size, size, 0.3)
+        self._observed = True
+        return True
+
+    def _expected_size(self, image: Image, raw: Mask, mask: Mask, scale: float) -> tuple[float, float]:
+        """Card (short, long) side in work px: layout, else confirmed cards, else single blobs."""
+        cfg = self.config
+        if cfg.card_height is not None:
+            long_ = cfg.card_height * scale
+            return long_ / 1.6, long_
+        if not self._observed:
+            measured = _single_card_sizes(raw, mask, cfg)
+            if measured:
+                s, l_ = np.median(np.array(measured), axis=0)
+                size = (float(s) / scale, float(l_) / scale)
+                # smooth: one odd blob must not resize everything
+                self._card_size = size if self._card_size is None else _blend(self._card_size, size, 0.7)
+        if self._card_size is not None:
+            return self._card_size[0] * scale, self._card_size[1] * scale
+        long_ = cfg.default_height_frac * image.shape[0] * scale
+        return long_ / 1.6, long_
+
+
+def _with_unrefined(refined: FloatArray, raw: FloatArray, groups: npt.NDArray[np.int32]) -> tuple[FloatArray, npt.NDArray[np.int32]]:
+    """The refined quads, then the raw ones the fit moved by more than 2% of their size, each
+    in its refined quad's group."""
+    size = np.linalg.norm(raw[:, 2] - raw[:, 1], axis=1)
+    moved = np.linalg.norm(refined - raw, axis=2).max(axis=1) > 0.02 * np.maximum(size, 1.0)
+    quads: FloatArray = np.concatenate([refined, raw[moved]]).astype(np.float32)
+    return quads, np.concatenate([groups, groups[moved]]).astype(np.int32)
+
+
+def _key(quad: FloatArray) -> tuple[int, int]:
+    centre = np.asarray(quad, np.float32).reshape(4, 2).mean(axis=0)
+    return round(float(centre[0])), round(float(centre[1]))
+
+
+def _blend(old: tuple[float, float], new: tuple[float, float], w: float) -> tuple[float, float]:
+    return (1 - w) * old[0] + w * new[0], (1 - w) * old[1] + w * new[1]
+
+
+def _check_frame(image: object) -> None:
+    if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3 or image.shape[2] != 3:
+        shape = getattr(image, "shape", None)
+        raise FrameError(f"expected a BGR uint8 image (H, W, 3), got {type(image).__name__} {shape}")
+    if image.shape[0] < 32 or image.shape[1] < 32:
+        raise FrameError(f"frame too small to hold a card: {image.shape[1]}x{image.shape[0]}")
+
+
+def _single_card_sizes(raw: Mask, filled: Mask, cfg: FinderConfig) -> list[tuple[float, float]]:
+    """(short, long) of blobs that look like one card *and* have printing inside.
+
+    The printing test (holes in the raw whiteness) is what tells a card from a white check
+    square or a paper napkin of card shape: blank white is cloth, a card always has pips.
+    """
+    sizes = []
+    contours, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for c in contours:
+        area = cv2.contourArea(c)
+        if area < 150 or area > cfg.max_card_frac * raw.size:  # a white board is not a card
+            continue
+        (_, _), (w, h), _ = cv2.minAreaRect(c)
+        s, l_ = min(w, h), max(w, h)
+        if not (s > 0 and cfg.aspect_range[0] <= l_ / s <= cfg.aspect_range[1] and area >= 0.85 * w * h):
+            continue
+        x, y, bw, bh = cv2.boundingRect(c)
+        blob = filled[y : y + bh, x : x + bw] > 0
+        ink = float(np.count_nonzero(blob & (raw[y : y + bh, x : x + bw] == 0))) / max(1, int(np.count_nonzero(blob)))
+        if ink >= cfg.min_ink:
+            sizes.append((s, l_))
+    return sizes

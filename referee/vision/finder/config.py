@@ -1,0 +1,69 @@
+"""The finder's knobs (:class:`FinderConfig`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from referee.vision.refine import RefineConfig
+
+
+@dataclass(frozen=True)
+class FinderConfig:
+    """Knobs of :class:`CardFinder`; defaults suit a 1280x720 top-down table view."""
+
+    work_width: int = 640
+    #: (w, h) of the rectified portrait crops: the classifier's input size.
+    crop_size: tuple[int, int] = (64, 112)
+    #: Card long side in full-frame pixels when the layout knows it; None = estimate per frame.
+    card_height: float | None = None
+    #: Fallback card long side as a fraction of the frame height before any card was measured.
+    default_height_frac: float = 0.17
+    aspect_range: tuple[float, float] = (1.25, 2.2)
+    saturation_weight: float = 1.5
+    #: The Otsu threshold on whiteness is clamped into this range (dark room .. white cloth).
+    white_threshold: tuple[int, int] = (80, 200)
+    min_coverage: float = 0.9
+    #: A corner hypothesis scoring this (fully white, outline mostly free) is accepted at once.
+    sure_score: float = 1.1
+    #: Opening kernel as a fraction of the card's short side: erases check squares and stripe
+    #: bands narrower than that (glued to a card or not) while whole cards survive.
+    open_frac: float = 0.3
+    #: Corner hypotheses also come from the blob opened with this (wider) disc.
+    smooth_corners: bool = True
+    smooth_open_frac: float = 0.5
+    max_candidates: int = 24
+    #: Also look with a second, higher threshold (Otsu among the brighter pixels): cards on a
+    #: light table. Doubles the segmentation work, so it is for photos (``referee detect``).
+    upper_threshold: bool = False
+    #: No card covers more than this fraction of the frame (a white table or board would).
+    max_card_frac: float = 0.3
+    #: Also propose card-shaped regions closed by edges (a white card on a white or light
+    #: table has no whiteness contrast, but it has an outline).  None = only when the table
+    #: looks light (more than ``light_table_frac`` of the frame passes as card stock).
+    edge_regions: bool | None = None
+    light_table_frac: float = 0.3
+    #: Fraction of a blob that must be non-white printing for it to count as a card when
+    #: measuring the card size (a white check square has none).
+    min_ink: float = 0.02
+    #: Blobs larger than this many cards are cloth (a bright table), not cards.
+    max_blob_cards: float = 8.0
+    #: How blobs of overlapping cards are split: "corners" (rectangles grown from the blob's
+    #: right-angle corners), "outline" (card outlines inside the blob, ``outline.py``), or
+    #: "both" (outline rectangles, then corner rectangles not already proposed).
+    split: str = "both"
+    #: Split a blob by outlines only once it is the same in two frames running (the live loop:
+    #: the tracker takes still cards only, and splitting costs ~10x the rest of a frame); off
+    #: for single photos.
+    split_when_still: bool = False
+    #: Fit every quad's sides to the card edges in the full frame (``refine.py``); None = off.
+    refine: RefineConfig | None = field(default_factory=RefineConfig)
+    #: Refine in the live loop too (``split_when_still``).  Off: on simulated deals
+    #: (``vision_e2e.py --seeds 2``, 10 deals) it made 2 more trick winners right but 3 refused
+    #: questions and 7 false violation calls (0 without), as the tracker and arbiter were tuned
+    #: on the unrefined quads; single frames and photos (``referee detect``) gain clearly.
+    refine_live: bool = False
+    #: Also propose the unrefined quad where the fit moved it, as an alternative for the same
+    #: card (the classifier keeps the better read).  On photos the size is a guess at first and
+    #: a quad the wrong size can have its sides fitted onto the printed figures inside the
+    #: card.  None = with ``upper_threshold`` (single photos: twice the crops to read).
+    keep_unrefined: bool | None = None

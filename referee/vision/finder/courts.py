@@ -1,0 +1,92 @@
+"""Court cards whose white is an open frame: from a blob's hull, or a strip beside a trick."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from referee.vision.finder.hypothesis import Hypothesis
+from referee.vision.finder.quad import Contour, extended_to_card, rect, touches
+from referee.vision.finder.segmentation import Mask
+
+
+def thin_card_hypotheses(
+    mask: Mask, short: float, long_: float, found: list[Hypothesis], first_group: int
+) -> list[Hypothesis]:
+    """Cards whose white is a thin frame open on one side, from the convex hull of their blob.
+
+    A court figure standing on a coloured band that runs off the card's bottom edge (the
+    beezlie Napoletane print: every fante, cavallo and re) leaves a U of white margins: the
+    hole filling cannot close it, the opening erases its thin arms, and no card of that print
+    was ever found (measured: vision_e2e briscola-2 seed 2, every court card laid was asked
+    about as a missed play).  The hull of the unopened blob is the card less the band: a
+    rectangle one card wide and most of a card long, extended to a card's length from either
+    end (one group: the classifier keeps the better crop).  Blobs merged with a cloth's white
+    squares have a larger hull and are left alone; the mat's square markers have no card
+    aspect.
+    """
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    card_area = short * long_
+    centres = [h.quad.mean(axis=0) for h in found]
+    out: list[Hypothesis] = []
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if not 0.2 * card_area <= area <= 1.3 * card_area or max(w, h) > 1.5 * long_:
+            continue
+        points = cv2.findNonZero((labels[y : y + h, x : x + w] == i).astype(np.uint8))
+        hull = cv2.convexHull(points) + np.array([x, y], np.int32)
+        (cx, cy), (rw, rh), angle = cv2.minAreaRect(hull)
+        s_, l_ = min(rw, rh), max(rw, rh)
+        if cv2.contourArea(hull) < 0.85 * rw * rh or not (0.85 * short <= s_ <= 1.15 * short and 0.7 * long_ <= l_ <= 1.1 * long_) \
+                or l_ < 1.1 * s_:
+            continue
+        if any(float(np.hypot(cx - c[0], cy - c[1])) < 0.3 * short for c in centres):
+            continue  # a card the other paths found (its hull is its quad)
+        group = first_group + len({hh.group for hh in out})
+        out.extend(Hypothesis(q, 1.0, group, "thin") for q in extended_to_card((cx, cy), (rw, rh), angle, long_))
+    return out
+
+
+def strip_card_hypotheses(
+    mask: Mask, opened: Mask, short: float, long_: float, focus: Contour, first_group: int
+) -> list[Hypothesis]:
+    """Cards of a trick seen only as a thin white strip along one long side.
+
+    The same court cards as :func:`thin_card_hypotheses`, lying in a trick: their wide white
+    parts join the other cards' blob, and the opening erases the thin margin along their far
+    side, which is left as a strip beside the blob.  The strip's outer edge is the card's
+    edge: a card rectangle on either side of it, flush with either of its ends (one group),
+    whose sides are then fitted to the card's edges (``CardFinder.find``).  Only strips that
+    touch the play area (``focus``) and a blob.
+    """
+    resid = cv2.bitwise_and(mask, cv2.bitwise_not(cv2.dilate(opened, np.ones((3, 3), np.uint8))))
+    touch = cv2.dilate(opened, np.ones((7, 7), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(resid, connectivity=8)
+    out: list[Hypothesis] = []
+    for i in range(1, n):
+        x, y, w, h, area = (int(v) for v in stats[i])
+        if area < 0.04 * short * long_ or max(w, h) < 0.5 * long_:
+            continue
+        comp = labels[y : y + h, x : x + w] == i
+        if not np.any(comp & (touch[y : y + h, x : x + w] > 0)):
+            continue
+        points = cv2.findNonZero(comp.astype(np.uint8)) + np.array([x, y], np.int32)
+        if not touches(focus, points):
+            continue
+        (cx, cy), (rw, rh), angle = cv2.minAreaRect(points)
+        s_, l_ = min(rw, rh), max(rw, rh)
+        if not (0.6 * long_ <= l_ <= 1.1 * long_ and s_ <= 0.35 * short):
+            continue
+        t = np.deg2rad(angle)
+        along_w = np.array([np.cos(t), np.sin(t)], np.float32)
+        along_h = np.array([-np.sin(t), np.cos(t)], np.float32)
+        axis, normal = (along_w, along_h) if rw > rh else (along_h, along_w)
+        centre = np.array([cx, cy], np.float32)
+        half_u, half_v = (normal * short / 2).astype(np.float32), (axis * long_ / 2).astype(np.float32)
+        group = first_group + len({hh.group for hh in out})
+        for side in (1.0, -1.0):
+            across = centre - side * normal * s_ / 2 + side * normal * short / 2
+            for end in ((1.0, -1.0) if l_ < 0.97 * long_ else (0.0,)):
+                c = (across + end * axis * (long_ - l_) / 2).astype(np.float32)
+                out.append(Hypothesis(rect(c, half_u, half_v), 0.9, group, "strip"))
+    return out
