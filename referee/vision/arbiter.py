@@ -25,11 +25,11 @@ box (``referee run``, :class:`referee.box.app.Box`), so the live decisions are w
   confirmed them: ``{"call": "confirm", "seat", "card": a guess, "correction": X, "violation":
   rule, "premise": true}`` ("was that seat's X really X?").  A violation is only as sure as the
   cards it rests on: the other cards of its trick (the lead sets the suit), for a card already
-  seen its earlier sightings; only those without which it would not be called.  Binocolo seed
-  1, held-out Knoll print, the table-style French candidate s7: N's AC was read AS at 0.93-0.98
-  in every frame and played surely; S's 10C and E's 9C, named by the operator, became false
-  revokes, the trick went to S and every later trick was out of step (6 false calls, 2 wrong
-  winners).  Likewise a lead out of turn that the seat on turn says it did not forestall rests
+  seen its earlier sightings; only those without which it would not be called.  A model can
+  misread a suit surely in every frame (an ace of clubs read as the ace of spades); the correct
+  cards named after it then look like revokes, the trick goes to the wrong seat and every later
+  trick is out of step, and no read of the card itself can tell
+  (``tests/vision/test_tracker_premises.py``).  Likewise a lead out of turn that the seat on turn says it did not forestall rests
   on who won the last trick: the leader's own card there and the winning card are asked about
   first.  The operator naming another card replaces that play (the plays after it are taken
   back and played again); "no" lets the violation stand;
@@ -329,9 +329,9 @@ class PlayArbiter:
     def _turn_premise(self, head: Mapping[str, Any]) -> Event | None:
         """A question about the last trick's camera plays nobody confirmed when ``head`` would
         lead out of turn although the seat on turn said it had not played: who leads rests on
-        who won that trick, i.e. on ``head``'s seat's own card there and the winning card.
-        Binocolo seed 1 (Knoll, s7 candidate): S's AC read AS at 0.95 gave the trick to E,
-        and S's next lead was called out of turn."""
+        who won that trick, i.e. on ``head``'s seat's own card there and the winning card: a
+        sure misread of either gives the trick to the wrong seat, and the rightful winner's
+        next lead then looks out of turn."""
         referee = self.referee_of()
         deal, turn = referee.deal, referee.turn
         if deal is None or turn is None or head.get("seat") == turn or not deal.tricks:

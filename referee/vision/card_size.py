@@ -18,8 +18,8 @@ caller keeps its own guess (blob shapes, size priors, sure reads' quads).
 **Before the first measurement** the quads are cut at that guess, and a guess far off (the
 first sure read was an arm, or a card held up near the camera) cuts every card's quad so wrong
 that no side lies within the fit's reach of its edge: nothing is ever measured and the guess
-stays.  Measured on a simulated deal (briscola-chiamata seed 1, Trevisane on the check cloth,
-the session-6 Italian model): starting it from 72x132 or 98x173 px for cards of 55x99 put off
+stays.  Measured on a simulated deal (briscola-chiamata seed 1, Trevisane on the check
+cloth): starting it from 72x132 or 98x173 px for cards of 55x99 put off
 the first measurement from 13.7 s to 29-32 s of the deal and cost 12-13 operator questions
 instead of 1 (with what follows, and the live loop's search for a size no sure read confirms,
 ``live.LOST_FRAMES``: 5 and 2).  So until something is measured, the sure quad of a card lying still is also

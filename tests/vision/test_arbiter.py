@@ -149,8 +149,8 @@ def test_a_trick_with_two_cards_missed_asks_about_the_second_seat_on_the_next_pl
     later = 1.0 + tracker.config.long_gone_s + 1
     assert [c["seat"] for c in arbiter.camera([], later) if c["call"] == "confirm"] == ["W"]
     arbiter.answer({"event": "confirm", "card": "coppe_4"})
-    # Not on the frame tick: on a print the camera reads badly that cost a wrong trick winner
-    # and a false revoke (vision_e2e --seeds 3, belotta seed 3, Knoll).
+    # Not on the frame tick: on a print the camera reads badly, asking about the second missed
+    # seat before the next play names the wrong card and costs a wrong winner and a false revoke.
     assert arbiter.camera([], later + 2 * tracker.config.long_gone_s + 2) == []
     out = arbiter.camera([play("E", "denari_5")], later + 3 * tracker.config.long_gone_s)
     assert [(c["call"], c["seat"], c.get("missed")) for c in out] == [("confirm", "S", True)]

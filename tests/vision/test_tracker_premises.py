@@ -1,10 +1,9 @@
 """A violation is only as sure as the camera reads it rests on (PlayArbiter premise questions).
 
-Binocolo seed 1 on the held-out Knoll print with the table-style French candidate (s7): N's AC
-was read AS at 0.93-0.98 in every frame and played surely.  S's 10C and E's 9C, named by the
-operator, then became revokes, the trick went to S, and every later trick was out of step (6
-false calls, 2 wrong winners, 3 refused questions).  No read of the card could tell; the rules
-can, once a correct card would break them.
+The scenario: a model that confuses a print's suits reads N's AC as AS surely in every frame,
+so it is played surely.  S's 10C and E's 9C, named by the operator, would then be revokes, the
+trick would go to S, and every later trick would be out of step.  No read of the card can tell;
+the rules can, once a correct card would break them.
 """
 
 from __future__ import annotations
@@ -101,7 +100,7 @@ def test_a_legal_card_the_operator_names_asks_nothing_more() -> None:
 
 
 def test_a_card_already_seen_asks_about_the_earlier_sighting_and_replays_the_later_plays() -> None:
-    # The s7 candidate reads Knoll's suits alike (AC as AS, JC as JS, QH as QD...): a sure
+    # A model that reads a print's suits alike (AC as AS, JC as JS, QH as QD...): a sure
     # misread of another copy of a card makes the card's true second copy a duplicate later.
     arbiter, ref, tracker = setup()
     first_trick(arbiter)

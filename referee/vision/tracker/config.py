@@ -72,10 +72,11 @@ class TrackerConfig:
     #: sure read of another possible card on its spot: the next trick's card laid there
     replaced_s: float = 0.3
     #: ... and only once its trick has been over this long: a trick card half covered by the
-    #: next cards can be read surely as another card the moment its trick ends (briscola
-    #: chiamata seed 1 on check, vision_e2e --seeds 3, the recalibrated Italian model: C's
-    #: denari_3, 48% hidden, read denari_2 at 0.99 0.4 s after its trick was over, became the
-    #: next trick's lead and every later trick went out of step); gathering takes longer
+    #: next cards can be read surely as another card the moment its trick ends (a card 48%
+    #: hidden read as another at 0.99 0.4 s after its trick ended would become the next
+    #: trick's lead and put every later trick out of step: ``test_tracker.py``,
+    #: ``test_a_trick_card_read_surely_as_another_card_right_after_its_trick_is_no_new_play``);
+    #: gathering takes longer
     replace_after_s: float = 1.0
     #: ... and only when the read does not lie as the old card lay: a card laid down almost
     #: never lands within this fraction of a card's long side of where the card before it lay
