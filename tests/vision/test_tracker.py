@@ -637,8 +637,8 @@ def test_a_trick_card_read_surely_as_another_card_right_after_its_trick_is_no_ne
 
 
 def test_a_card_the_operator_corrected_read_again_as_the_cameras_guess_is_not_a_new_play() -> None:
-    # Binocolo seed 3 (held-out Knoll print): W's 10C, read 10S and named 10C by the operator,
-    # was read 10S surely once its trick was over: a play out of turn, every later trick out of step.
+    # W's 10C, read 10S and named 10C by the operator, is read 10S surely once its trick is
+    # over: taken as a new play it would be out of turn and put every later trick out of step.
     rules = Rules()
     tracker = PlayTracker(seat_of, zone_of, rules)
     first = run(tracker, brought_in_from_west("10S", 14, p=0.6))

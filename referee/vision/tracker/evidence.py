@@ -108,9 +108,9 @@ class Evidence(TrackerBase):
             return False
         if old.named and old.votes and card == max(old.votes, key=lambda c: old.votes[c]):
             # the operator put the camera right about this card: reads of what the camera took
-            # it for are that card misread again, not a new one (binocolo seed 3, held-out
-            # Knoll: W's 10C, read 10S and named 10C, read 10S surely once its trick was over
-            # became a play out of turn, and every later trick was out of step)
+            # it for are that card misread again, not a new one: taken as a new play it would be
+            # out of turn and put every later trick out of step (test_tracker.py,
+            # test_a_card_the_operator_corrected_read_again_as_the_cameras_guess_is_not_a_new_play)
             return False
         d = float(np.hypot(point[0] - old.centre[0], point[1] - old.centre[1]))
         if d > cfg.still_frac * self._card(old) and self._seat_of_spot(point, use_turn=False) != old.seat:
