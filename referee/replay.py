@@ -1,8 +1,10 @@
 """``referee replay [FILE|-]``: JSON Lines events in, JSON Lines calls out.
 
 Each input line is one event (see ``docs/design/rules-core.md``); each call is printed as one
-JSON object per line.  A line that cannot be used (malformed JSON, unknown event or seat, an
-event out of phase) gives ``{"call": "error", "line": N, "detail": "..."}``, is skipped, and
+JSON object per line.  Lines are read by the strict reader :mod:`referee.jsonl`, the same one
+``referee run`` uses (a UTF-8 BOM at the start of the file is dropped; NaN, huge integers, lone
+surrogates, control characters, deep nesting, over-long lines are rejected).  A line that
+cannot be used (rejected by the reader, an unknown event or seat, an event out of phase) gives ``{"call": "error", "line": N, "detail": "..."}``, is skipped, and
 processing goes on with nothing already decided lost; the exit status is then 2.
 Blank lines are ignored.  A reader that closes stdout early (``| head``) ends the replay
 quietly (exit status 141, as for a tool killed by SIGPIPE).
@@ -21,6 +23,7 @@ from collections.abc import Callable, Iterable
 from typing import IO, Any
 
 from referee.errors import RefereeError
+from referee.jsonl import MAX_LINE_BYTES, parse_line, raw_lines
 from referee.rules.calls import ErrorCall
 from referee.rules.referee import Referee
 
@@ -51,39 +54,37 @@ def replay_lines(
     ref = referee if referee is not None else Referee()
     rejected = 0
     for number, raw in enumerate(lines, start=1):
-        try:
-            text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
-            if number == 1:  # a byte-order mark, as some editors write, is not part of the event
-                text = text.removeprefix("\ufeff")
-            text = text.strip()
-            if not text:
-                continue
-            event = json.loads(text, parse_constant=_no_constant)
-            calls = ref.apply(event)
-        except (UnicodeDecodeError, json.JSONDecodeError, _NotJson) as exc:
-            rejected += 1
-            emit(ErrorCall(number, f"malformed JSON: {exc}").to_dict())
-            continue
-        except RecursionError:  # json's decoder recurses once per level of nesting
-            rejected += 1
-            emit(ErrorCall(number, "malformed JSON: nested too deeply").to_dict())
-            continue
-        except RefereeError as exc:
-            rejected += 1
-            emit(ErrorCall(number, str(exc)).to_dict())
-            continue
-        for call in calls:
-            emit(call.to_dict())
+        rejected += replay_numbered(raw, number, emit, ref)
     return rejected
 
 
-class _NotJson(ValueError):
-    """A value Python's JSON decoder accepts but JSON does not have."""
+def replay_stream(stream: IO[bytes], emit: Callable[[dict[str, Any]], None]) -> int:
+    """:func:`replay_lines` over a binary stream, never holding more than one line of
+    :data:`~referee.jsonl.MAX_LINE_BYTES` in memory (a longer line is an error line)."""
+    ref = Referee()
+    rejected = 0
+    for raw in raw_lines(stream):
+        if raw.too_long:
+            rejected += 1
+            emit(ErrorCall(raw.number, f"line longer than {MAX_LINE_BYTES} bytes").to_dict())
+            continue
+        rejected += replay_numbered(raw.data, raw.number, emit, ref)
+    return rejected
 
 
-def _no_constant(name: str) -> Any:
-    """NaN and Infinity are not JSON (Python's decoder accepts them): reject the line."""
-    raise _NotJson(f"{name} is not valid JSON")
+def replay_numbered(raw: bytes | str, number: int, emit: Callable[[dict[str, Any]], None], referee: Referee) -> int:
+    """One line, numbered ``number`` in its file, through ``referee``: 1 if rejected, else 0."""
+    try:
+        event = parse_line(raw, number)
+        if event is None:
+            return 0
+        calls = referee.apply(event)
+    except RefereeError as exc:
+        emit(ErrorCall(number, getattr(exc, "reason", str(exc))).to_dict())
+        return 1
+    for call in calls:
+        emit(call.to_dict())
+    return 0
 
 
 def _printer(out: IO[str]) -> Callable[[dict[str, Any]], None]:

@@ -2,22 +2,25 @@
 arrived" heartbeats (the watchdog and the no-frames fault watch those).
 
 Two feeds share one small interface (:class:`Feed`):
-- :class:`JsonlFeed`: a JSON Lines event log paced over time (tests, demos, the crash test);
-  the position is the line number, so a restarted run skips what the record already holds.
+- :class:`JsonlFeed`: a JSON Lines event log paced over time (tests, demos, the crash test),
+  read by the strict reader :mod:`referee.jsonl` (the one ``referee replay`` uses, so both give
+  a line the same verdict); the position is the line number, so a restarted run skips what the
+  record already holds. A line the reader rejects comes as an item with ``rejected`` set, for
+  the record to keep (a restart then skips it instead of dying on it again).
 - :class:`VisionFeed`: camera -> vision pipeline, when ``referee.vision.pipeline`` is present.
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol
 
 from referee.errors import CameraError
+from referee.jsonl import RawLine, check_raw, raw_lines
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +32,9 @@ class FeedItem:
     #: a camera frame's time, on its heartbeat: the clock of the questions that wait for quiet
     #: (a trick gathered short with no play since); ``None`` for an event log
     t: float | None = None
+    #: why the source's line at ``pos`` was rejected before reaching the referee (not JSON,
+    #: NaN, ...: see :mod:`referee.jsonl`); ``event`` is then ``None``
+    rejected: str | None = None
 
 
 class Feed(Protocol):
@@ -65,19 +71,21 @@ class JsonlFeed:
         self.line = 0
         self.skip = 0
         self.next_due = 0.0
-        self.file: IO[str] | None = None
+        self.file: IO[bytes] | None = None
+        self.lines: Iterator[RawLine] = iter(())
         self.reopen()
 
     def reopen(self) -> None:
         if self.file is not None:
             self.file.close()
         try:
-            self.file = self.path.open(encoding="utf-8")
+            self.file = self.path.open("rb")
         except OSError as exc:
             self.file = None
             raise CameraError(f"{self.path}: cannot read events: {exc.strerror or exc}") from exc
+        self.lines = raw_lines(self.file)
         for _ in range(self.line):  # back to where we were
-            self.file.readline()
+            next(self.lines, None)
 
     def skip_to(self, pos: int | None) -> None:
         self.skip = pos or 0
@@ -89,24 +97,20 @@ class JsonlFeed:
         if now < self.next_due:
             self.sleep(min(timeout, self.next_due - now))
             return [FeedItem(None)]
-        while True:
-            text = self.file.readline()
-            if not text:
-                self.finished = True
-                return [FeedItem(None)]
-            self.line += 1
-            if self.line <= self.skip or not text.strip():
-                continue  # already in the record / blank
-            try:
-                event = json.loads(text)
-            except json.JSONDecodeError as exc:
-                log.warning("%s:%d: not JSON, skipped: %s", self.path, self.line, exc)
-                continue
-            if not isinstance(event, dict):
-                log.warning("%s:%d: not a JSON object, skipped", self.path, self.line)
-                continue
+        for raw in self.lines:
+            self.line = raw.number
+            if self.line <= self.skip:
+                continue  # already in the record
+            line = check_raw(raw)
+            if line is None:
+                continue  # blank
             self.next_due = now + self.pace_s
-            return [FeedItem(event, self.line)]
+            if line.event is None:
+                log.warning("%s:%d: rejected: %s", self.path, self.line, line.error)
+                return [FeedItem(None, self.line, rejected=line.error)]
+            return [FeedItem(line.event, self.line)]
+        self.finished = True
+        return [FeedItem(None)]
 
     def close(self) -> None:
         if self.file is not None:

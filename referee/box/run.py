@@ -7,7 +7,15 @@ record), started by ``systemd/referee.service``.
 Exit status: 0 when the input ended or on SIGTERM, 2 for a bad config (the message names the
 key), 3 when the match record cannot be written (full disk, read-only: the record stays
 consistent and the restarted service resumes from it), 1 for an input that cannot be opened
-(no camera, layout or recogniser model, an unreadable log: a fault screen stays lit).
+(no camera, layout or recogniser model, an unreadable log: a fault screen stays lit) or that
+is not the one the unfinished match was refereed from (``--new-match`` sets that match aside),
+4 when another ``referee run`` holds the record (the message names its pid; nothing is
+touched, not even the display).
+
+The record keeps where each re-readable source was read to: a restart goes on after the last
+recorded line, and a log read to its end (or a kill right after its ``match_end``) is not
+refereed again as a new match. Event lines are read by the strict reader (:mod:`referee.jsonl`,
+as in ``referee replay``); a rejected line is recorded as rejected and the referee goes on.
 
 Faults keep the match: no frames -> fault screen, red heartbeat, retries every
 ``camera.retry_s``; display or LEDs missing -> logged, the loop runs without them.
@@ -33,15 +41,17 @@ from referee.box.config import DEFAULT_PATH, BoxConfig, display_settings, load_c
 from referee.box.display import NullDisplay, ScreenSink, open_display
 from referee.box.feed import Feed, JsonlFeed
 from referee.box.notify import Notifier
+from referee.box.record_lock import RecordLock, RecordLocked
 from referee.box.screens import FaultScreen, Screen, render
 from referee.box.signals import NullSignals, open_signals
+from referee.box.source import SourceRef, camera_source, describe_key, events_source
 from referee.box.state import MatchStore, StateError
 from referee.box.stock import stock_reader
 from referee.errors import CameraError, ConfigError
 
 log = logging.getLogger("referee.run")
 
-EXIT_CONFIG, EXIT_STATE, EXIT_INPUT = 2, 3, 1
+EXIT_CONFIG, EXIT_STATE, EXIT_INPUT, EXIT_LOCKED = 2, 3, 1, 4
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,6 +64,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-hardware", action="store_true", help="no LEDs, buzzer, buttons or display")
     parser.add_argument("--screens", type=Path, help="also save every screen shown as PNG in this folder")
     parser.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
+    parser.add_argument("--new-match", action="store_true",
+                        help="set any unfinished match aside (kept, marked abandoned) and referee the source "
+                             "from its start as a new match")
 
 
 class PngDisplay:
@@ -89,8 +102,11 @@ class Runner:
         gestures: queue.Queue[tuple[str, str]] | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        source: SourceRef | None = None,
     ) -> None:
         self.cfg, self.box, self.feed, self.notifier = cfg, box, feed, notifier
+        #: what feeds the record: its position is kept with each step (see state.py)
+        self.source = source
         self.gestures = gestures or queue.Queue()
         self.clock, self.sleep = clock, sleep
         self.stopping = False
@@ -99,7 +115,13 @@ class Runner:
             box.stock_reader = stock_reader(feed)
 
     def run(self) -> int:
-        self.feed.skip_to(self.box.start())
+        resumed = self.box.start()
+        if self.source is not None:
+            self.box.store.follow_source(self.source.key, positional=self.source.positional)
+            if self.source.positional:
+                kept = self.box.store.source_position(self.source.key)
+                resumed = resumed if kept is None else kept  # None: a record older than sources
+        self.feed.skip_to(resumed)
         last_frame = self.clock()
         while not self.stopping:
             try:
@@ -115,7 +137,9 @@ class Runner:
                 self._camera_lost(f"no frame for {now - last_frame:.1f} s")
                 last_frame = self.clock()
             for item in items:
-                if item.event is not None:
+                if item.rejected is not None:  # recorded, so a restart skips it
+                    self.box.store.append_rejected(self.box.match_id, item.pos, item.rejected)
+                elif item.event is not None:
                     self.box.handle(item.event, item.pos)  # StateError ends the loop
                 elif item.t is not None:  # a camera frame: questions that wait for quiet
                     self.box.frame(item.t, item.pos)
@@ -126,6 +150,8 @@ class Runner:
             self.box.tick()
             if self.feed.finished:
                 log.info("input ended")
+                if self.source is not None and self.source.positional:
+                    self.box.store.finish_source(self.source.key)
                 break
         return 0
 
@@ -210,21 +236,36 @@ def run(args: argparse.Namespace) -> int:
         cfg = replace(cfg, state_dir=args.state_dir)
     if args.language is not None:
         cfg = replace(cfg, language=args.language)
+    try:
+        lock = RecordLock.acquire(cfg.state_dir)  # before the hardware: the holder drives it
+    except RecordLocked as exc:
+        print(f"referee run: {exc}", file=sys.stderr)
+        return EXIT_LOCKED
+    except StateError as exc:
+        print(f"referee run: {exc}", file=sys.stderr)
+        return EXIT_STATE
+    with lock:
+        return _run_locked(cfg, args)
+
+
+def _run_locked(cfg: BoxConfig, args: argparse.Namespace) -> int:
     gestures: queue.Queue[tuple[str, str]] = queue.Queue()
     signals, display, buttons = _hardware(cfg, args, gestures)
     if args.screens is not None:
         display = PngDisplay(display, args.screens, cfg.language)
     notifier = Notifier.from_env()
+    source = _source_of(cfg, args)
     try:
         with MatchStore.open(cfg.state_dir) as store:
             box = Box(cfg, store, signals, display)
             try:
+                _claim_source(store, cfg, source, args.new_match)
                 feed = _open_feed(cfg, args, box)
             except CameraError as exc:  # no camera, layout or model; an unreadable log
                 print(f"referee run: {exc}", file=sys.stderr)
                 box.fault("fault_start", 0)  # stays lit after exit: the box is not just blank
                 return EXIT_INPUT
-            runner = Runner(cfg, box, feed, notifier, gestures)
+            runner = Runner(cfg, box, feed, notifier, gestures, source=source)
             _stop_on_sigterm(runner)
             try:
                 return runner.run()
@@ -242,6 +283,46 @@ def run(args: argparse.Namespace) -> int:
             buttons.close()
         signals.close()
         display.close()
+
+
+def _source_of(cfg: BoxConfig, args: argparse.Namespace) -> SourceRef:
+    if args.events is not None:
+        return events_source(args.events)
+    kind, _, rest = cfg.camera.source.partition(":")
+    if kind == "events":
+        return events_source(Path(rest))
+    return camera_source(cfg.camera.source, args.sim_events)
+
+
+class SourceConflict(CameraError):
+    """The unfinished match was refereed from another source (the message names both)."""
+
+
+def _claim_source(store: MatchStore, cfg: BoxConfig, source: SourceRef, new_match: bool) -> None:
+    """Refuse to resume a match from a source other than the one that fed it; with
+    ``new_match``, set any unfinished match aside and read the source from its start."""
+    current = store.current_match(cfg.game.name)
+    owner = None if current is None else store.match_source(current)
+    if new_match:
+        if current is not None:
+            store.abandon_match(current)
+            log.warning("match %d set aside unfinished (--new-match)", current)
+        store.restart_source(source.key)
+        return
+    if current is not None and owner is not None and owner != source.key:
+        raise SourceConflict(
+            f"match {current} of {cfg.game.name} is unfinished and was refereed from "
+            f"{describe_key(owner)}{_other_file(owner, source)}; this run reads {source.describe()}. "
+            "Run it again on that source to finish the match, or pass --new-match to set "
+            f"match {current} aside (it is kept) and referee {source.describe()} as a new match"
+        )
+    if current is None and source.positional and store.source_finished(source.key) is not None:
+        log.info("%s was already refereed to its end: only lines added since are read", source.describe())
+
+
+def _other_file(owner: str, source: SourceRef) -> str:
+    same_path = describe_key(owner) == source.describe()
+    return " (a different file at the same path: its first line differs)" if same_path else ""
 
 
 def _config_fault(args: argparse.Namespace) -> None:

@@ -5,6 +5,17 @@ the file holds whole steps only: either the event and all its calls, or neither 
 delivers that event again). ``synchronous=FULL`` makes a committed step survive a power cut.
 Resuming is replaying the recorded events into a fresh Referee (the rules core is cheap).
 
+One writer per record: ``referee run`` holds :class:`~referee.box.record_lock.RecordLock` for
+its life, and :meth:`MatchStore.append` takes its sequence number inside the transaction that
+inserts (``BEGIN IMMEDIATE``), so even two writers could not interleave one match's steps.
+
+The source's position is part of the record (table ``sources``): a source that can be read
+again (an event log, a video, a simulation) is named by what it is (:mod:`referee.box.source`),
+and every step it fed moves its position in the same transaction, across the end of a match
+too, so a restart neither referees a line twice nor starts the same log again as a new match.
+A line the strict reader rejected is kept in ``rejected`` with its position, so a restart
+skips it instead of dying on it again.
+
 >>> store = MatchStore.open(Path("/var/lib/referee"))  # doctest: +SKIP
 >>> match = store.current_match() or store.begin_match("briscola-4", {"seats": ["N", "S"]})
 >>> store.append(match, {"event": "play", "seat": "N", "card": "coppe_3"}, calls, source_pos=12)
@@ -12,6 +23,7 @@ Resuming is replaying the recorded events into a fresh Referee (the rules core i
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 import time
@@ -52,7 +64,28 @@ CREATE TABLE IF NOT EXISTS answers (
     t REAL NOT NULL,
     body TEXT NOT NULL
 );
+-- Where each re-readable source has been read to (the last position a recorded step or a
+-- rejected line came from), whichever match it fed; finished: when it was read to its end.
+CREATE TABLE IF NOT EXISTS sources (
+    key TEXT PRIMARY KEY,
+    pos INTEGER NOT NULL,
+    match_id INTEGER,
+    t REAL NOT NULL,
+    finished REAL
+);
+-- Source lines the strict reader rejected (not JSON, NaN, ...): no event, so no step.
+CREATE TABLE IF NOT EXISTS rejected (
+    id INTEGER PRIMARY KEY,
+    match_id INTEGER,
+    source TEXT,
+    source_pos INTEGER,
+    t REAL NOT NULL,
+    detail TEXT NOT NULL
+);
 """
+#: columns added to ``matches`` after the first release: the source that fed the match, and
+#: when an operator's ``--new-match`` set it aside unfinished
+_MATCH_COLUMNS = {"source": "TEXT", "abandoned": "REAL"}
 
 
 class StateError(RefereeError, OSError):
@@ -83,6 +116,9 @@ class MatchStore:
 
     def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
         self.conn, self.path = conn, path
+        #: the source now feeding the record (:meth:`follow_source`); ``None``: untracked
+        self.source: str | None = None
+        self.positional = False
 
     @classmethod
     def open(cls, state_dir: Path, *, read_only: bool = False, max_pages: int | None = None) -> MatchStore:
@@ -97,6 +133,7 @@ class MatchStore:
                 conn.execute("PRAGMA journal_mode=WAL")
                 conn.execute("PRAGMA synchronous=FULL")
                 conn.executescript(_SCHEMA)
+                _add_columns(conn)
             if max_pages is not None:
                 conn.execute(f"PRAGMA max_page_count={int(max_pages)}")
         except (OSError, sqlite3.Error) as exc:
@@ -112,27 +149,108 @@ class MatchStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def _write(self, sql_steps: Sequence[tuple[str, Sequence[Any]]]) -> sqlite3.Cursor:
-        """Run the statements in one transaction; any failure rolls all of them back."""
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Cursor]:
+        """One write transaction, taken at once (``BEGIN IMMEDIATE``: what is read inside it
+        cannot change before the commit); any failure rolls all of it back."""
         cur = self.conn.cursor()
         try:
             cur.execute("BEGIN IMMEDIATE")
-            for sql, params in sql_steps:
-                cur.execute(sql, params)
+            yield cur
             cur.execute("COMMIT")
         except sqlite3.Error as exc:
-            if self.conn.in_transaction:
-                self.conn.execute("ROLLBACK")
+            self._rollback()
             raise StateError(f"{self.path}: cannot write the match record ({_why(exc)}): {exc}") from exc
+        except BaseException:
+            self._rollback()
+            raise
+
+    def _rollback(self) -> None:
+        if self.conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self.conn.execute("ROLLBACK")
+
+    def _write(self, sql_steps: Sequence[tuple[str, Sequence[Any]]]) -> sqlite3.Cursor:
+        """Run the statements in one transaction; any failure rolls all of them back."""
+        with self._transaction() as cur:
+            for sql, params in sql_steps:
+                cur.execute(sql, params)
         return cur
 
     def begin_match(self, game: str, config: Mapping[str, Any]) -> int:
-        """Start a new match record; the config is kept so an export is self-describing."""
+        """Start a new match record; the config is kept so an export is self-describing, and
+        the source feeding it (:meth:`follow_source`), so another cannot resume it unasked."""
         cur = self._write(
-            [("INSERT INTO matches (started, game, config) VALUES (?, ?, ?)",
-              (time.time(), game, json.dumps(config, sort_keys=True)))]
+            [("INSERT INTO matches (started, game, config, source) VALUES (?, ?, ?, ?)",
+              (time.time(), game, json.dumps(config, sort_keys=True), self.source))]
         )
         return int(cur.lastrowid or 0)
+
+    # -- sources -----------------------------------------------------------------------
+    def follow_source(self, key: str, *, positional: bool) -> None:
+        """``key`` (:func:`referee.box.source.source_key`) feeds the record from now on; a
+        ``positional`` one (read again after a restart) has its position kept with each step."""
+        self.source = key
+        self.positional = positional
+
+    def source_position(self, key: str) -> int | None:
+        """Where ``key`` was read to (``None``: never read, or set back to its start)."""
+        row = self._read("SELECT pos FROM sources WHERE key = ?", (key,)).fetchone()
+        return None if row is None else int(row[0])
+
+    def source_finished(self, key: str) -> float | None:
+        """When ``key`` was read to its end (``None``: not yet)."""
+        row = self._read("SELECT finished FROM sources WHERE key = ?", (key,)).fetchone()
+        return None if row is None or row[0] is None else float(row[0])
+
+    def finish_source(self, key: str) -> None:
+        """``key`` was read to its end: nothing of it is left to referee."""
+        now = time.time()
+        self._write([(_UPSERT_SOURCE, (key, 0, None, now)),
+                     ("UPDATE sources SET finished = ? WHERE key = ?", (now, key))])
+
+    def restart_source(self, key: str) -> None:
+        """Read ``key`` from its start again (the operator asked for a new match from it)."""
+        self._write([("DELETE FROM sources WHERE key = ?", (key,))])
+
+    def match_source(self, match_id: int) -> str | None:
+        """The source that fed ``match_id`` (``None`` for a match recorded before sources
+        were kept, or one fed by the buttons alone)."""
+        row = self._read("SELECT source FROM matches WHERE id = ?", (match_id,)).fetchone()
+        return None if row is None or row[0] is None else str(row[0])
+
+    def abandon_match(self, match_id: int) -> None:
+        """Set ``match_id`` aside unfinished (the operator started a new match): it is kept,
+        ended and marked abandoned, and an undo never reopens it."""
+        now = time.time()
+        self._write([("UPDATE matches SET ended = ?, abandoned = ? WHERE id = ?", (now, now, match_id))])
+
+    def append_rejected(self, match_id: int | None, source_pos: int | None, detail: str) -> None:
+        """Keep a source line the strict reader rejected, and move the source past it, in one
+        transaction (a restart skips the line instead of failing on it again)."""
+        now = time.time()
+        with self._transaction() as cur:
+            cur.execute("INSERT INTO rejected (match_id, source, source_pos, t, detail) VALUES (?, ?, ?, ?, ?)",
+                        (match_id, self.source, source_pos, now, detail))
+            self._move_source(cur, source_pos, match_id, now)
+
+    def rejected_lines(self, match_id: int | None = None) -> list[tuple[int | None, str]]:
+        """``(source position, why)`` of each rejected line (of ``match_id`` when given)."""
+        sql = "SELECT source_pos, detail FROM rejected"
+        params: tuple[Any, ...] = ()
+        if match_id is not None:
+            sql, params = sql + " WHERE match_id = ?", (match_id,)
+        try:
+            rows = self.conn.execute(sql + " ORDER BY id", params).fetchall()
+        except sqlite3.Error as exc:
+            if "no such table" in str(exc):  # a record written before rejected lines were kept
+                return []
+            raise StateError(f"{self.path}: cannot read the match record: {exc}") from exc
+        return [(None if pos is None else int(pos), str(detail)) for pos, detail in rows]
+
+    def _move_source(self, cur: sqlite3.Cursor, source_pos: int | None, match_id: int | None, now: float) -> None:
+        if self.source is not None and self.positional and source_pos is not None:
+            cur.execute(_UPSERT_SOURCE, (self.source, source_pos, match_id, now))
 
     def end_match(self, match_id: int) -> None:
         self._write([("UPDATE matches SET ended = ? WHERE id = ?", (time.time(), match_id))])
@@ -150,6 +268,8 @@ class MatchStore:
         """The newest ended match of ``game`` (older than match ``before`` when given): the one
         an undo right after its end reopens."""
         sql = "SELECT id FROM matches WHERE ended IS NOT NULL AND game = ?"
+        if self._has_column("matches", "abandoned"):
+            sql += " AND abandoned IS NULL"
         params: tuple[Any, ...] = (game,)
         if before is not None:
             sql, params = sql + " AND id < ?", (game, before)
@@ -176,29 +296,30 @@ class MatchStore:
         ends_match: bool = False,
     ) -> None:
         """Record one event and the calls it produced, atomically (with the match's end when
-        the calls end it, so a restart never resumes a finished match)."""
+        the calls end it, so a restart never resumes a finished match, and with the source's
+        position, so a restart goes on after this event, in this match or the next)."""
         now = time.time()
-        seq0 = self._read(
-            "SELECT COALESCE(MAX(seq), 0) FROM records WHERE match_id = ?", (match_id,)
-        ).fetchone()[0]
         insert = "INSERT INTO records (match_id, seq, t, kind, body, source_pos) VALUES (?, ?, ?, ?, ?, ?)"
-        steps: list[tuple[str, Sequence[Any]]] = [
-            (insert, (match_id, seq0 + 1, now, "event", _dump(event), source_pos))
-        ]
-        for i, call in enumerate(calls, start=2):
-            steps.append((insert, (match_id, seq0 + i, now, "call", _dump(call), None)))
-        if ends_match:
-            steps.append(("UPDATE matches SET ended = ? WHERE id = ?", (now, match_id)))
-        self._write(steps)
+        bodies = [("event", _dump(event), source_pos)] + [("call", _dump(c), None) for c in calls]
+        with self._transaction() as cur:
+            seq0 = cur.execute(
+                "SELECT COALESCE(MAX(seq), 0) FROM records WHERE match_id = ?", (match_id,)
+            ).fetchone()[0]
+            for i, (kind, body, pos) in enumerate(bodies, start=1):
+                cur.execute(insert, (match_id, seq0 + i, now, kind, body, pos))
+            if ends_match:
+                cur.execute("UPDATE matches SET ended = ? WHERE id = ?", (now, match_id))
+            self._move_source(cur, source_pos, match_id, now)
 
     def append_answer(self, match_id: int, answer: Mapping[str, Any]) -> None:
         """Record an operator answer that is no event (see the ``answers`` table), after the
         match's last record, in its own transaction."""
-        seq = self._read(
-            "SELECT COALESCE(MAX(seq), 0) FROM records WHERE match_id = ?", (match_id,)
-        ).fetchone()[0]
-        self._write([("INSERT INTO answers (match_id, after_seq, t, body) VALUES (?, ?, ?, ?)",
-                      (match_id, seq, time.time(), _dump(answer)))])
+        with self._transaction() as cur:
+            seq = cur.execute(
+                "SELECT COALESCE(MAX(seq), 0) FROM records WHERE match_id = ?", (match_id,)
+            ).fetchone()[0]
+            cur.execute("INSERT INTO answers (match_id, after_seq, t, body) VALUES (?, ?, ?, ?)",
+                        (match_id, seq, time.time(), _dump(answer)))
 
     def answers(self, match_id: int) -> list[dict[str, Any]]:
         """The match's recorded operator answers, oldest first (none in a record written
@@ -263,11 +384,29 @@ class MatchStore:
     def integrity_ok(self) -> bool:
         return bool(self._read("PRAGMA integrity_check", ()).fetchone()[0] == "ok")
 
+    def _has_column(self, table: str, column: str) -> bool:
+        return any(row[1] == column for row in self._read(f"PRAGMA table_info({table})", ()))
+
     def _read(self, sql: str, params: Sequence[Any]) -> sqlite3.Cursor:
         try:
             return self.conn.execute(sql, params)
         except sqlite3.Error as exc:
             raise StateError(f"{self.path}: cannot read the match record: {exc}") from exc
+
+
+_UPSERT_SOURCE = (
+    "INSERT INTO sources (key, pos, match_id, t) VALUES (?, ?, ?, ?)"
+    " ON CONFLICT (key) DO UPDATE SET pos = MAX(pos, excluded.pos),"
+    " match_id = COALESCE(excluded.match_id, match_id), t = excluded.t"
+)
+
+
+def _add_columns(conn: sqlite3.Connection) -> None:
+    """Bring a record written by an older release up to :data:`_MATCH_COLUMNS`."""
+    have = {row[1] for row in conn.execute("PRAGMA table_info(matches)")}
+    for name, kind in _MATCH_COLUMNS.items():
+        if name not in have:
+            conn.execute(f"ALTER TABLE matches ADD COLUMN {name} {kind}")
 
 
 def _dump(obj: Mapping[str, Any]) -> str:

@@ -138,7 +138,7 @@ def test_non_json_constants_and_deep_nesting_are_error_lines() -> None:
         '{"event":"deal","game":"briscola-2","seats":["N","S"],"dealer":"S",'
         '"trump_card":"coppe_1","options":{"move_timer_s":NaN}}'
     )
-    calls, rejected = replay([deal, "[" * 100_000 + "]" * 100_000, '{"event":"undo"}'])
+    calls, rejected = replay([deal, "[" * 30_000 + "]" * 30_000, '{"event":"undo"}'])
     assert rejected == 3 and [c["line"] for c in calls] == [1, 2, 3]
     assert "NaN is not valid JSON" in calls[0]["detail"]
     assert calls[1]["detail"] == "malformed JSON: nested too deeply"
