@@ -50,11 +50,13 @@ from dataclasses import astuple
 from pathlib import Path
 from typing import Any
 
-from referee.demo import Score, replay_demo, run_demo, score
 from referee.errors import RefereeError
 from referee.rules import available_games
+from referee.vision.simulator.harness import run_demo
 from referee.vision.simulator.random_scene import BENCHMARK_FACE_SETS as FACE_SETS
 from referee.vision.simulator.random_scene import BENCHMARK_TEXTURES as TEXTURES
+from referee.vision.simulator.recording import replay_demo
+from referee.vision.simulator.scoring import Score, score
 
 ITALIAN_GAMES = ("briscola-2", "briscola-4", "briscola-chiamata")
 
@@ -99,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
             if args.only is not None and f"{game}:{seed}" not in args.only:
                 continue
             done += 1
-            name = f"{game}-{seed}-{texture}-{faces.replace('/', '_')}{'-oracle' if args.oracle else ''}.pkl"
+            name = f"{game}-{seed}-{texture}-{faces.replace('/', '_')}{'-oracle' if args.oracle else ''}.npz"
             if args.replay:
                 try:
                     result = replay_demo(Path(args.replay) / name, args.trust_after_tricks)

@@ -19,8 +19,10 @@ from typing import Any
 import cv2
 import numpy as np
 
-from referee.demo import DemoResult, RecordingReferee, score, watch_stepper
 from referee.vision.calibrate import calibrate_image
+from referee.vision.simulator.result import DemoResult
+from referee.vision.simulator.scoring import score
+from referee.vision.simulator.stages import RecordingReferee, watch_stepper
 from referee.vision.simulator.video import simulate_game
 
 

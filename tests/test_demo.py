@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from referee.cli import main
-from referee.demo import run_demo
 from referee.paths import shared_dir
+from referee.vision.simulator.harness import run_demo
 
 pytestmark = pytest.mark.skipif(not (shared_dir() / "faces").is_dir(), reason="needs ../shared/faces")
 
@@ -51,7 +51,8 @@ def test_demo_refuses_a_deck_that_does_not_fit_the_game(tmp_path: Path, capsys: 
 
 
 def test_simulated_operator_confirms_the_true_card_and_refuses_phantoms() -> None:
-    from referee.demo import RecordingReferee, SimOperator
+    from referee.vision.simulator.operator import SimOperator
+    from referee.vision.simulator.stages import RecordingReferee
     from referee.vision.simulator.video import PlayTruth
 
     ref = RecordingReferee()
@@ -72,7 +73,8 @@ def test_simulated_operator_confirms_the_true_card_and_refuses_phantoms() -> Non
 
 
 def test_score_counts_right_phantom_and_winners() -> None:
-    from referee.demo import DemoResult, score
+    from referee.vision.simulator.result import DemoResult
+    from referee.vision.simulator.scoring import score
 
     result = DemoResult(
         events=[{"event": "deal"}, {"event": "play", "seat": "N", "card": "coppe_3"},
@@ -89,7 +91,7 @@ def test_score_counts_right_phantom_and_winners() -> None:
 
 
 def test_watch_stepper_runs_the_live_loop_on_simulated_frames() -> None:
-    from referee.demo import RecordingReferee, watch_stepper
+    from referee.vision.simulator.stages import RecordingReferee, watch_stepper
     from referee.vision.simulator.video import simulate_game
 
     sim = simulate_game("briscola-2", seed=1, fps=10)
@@ -108,9 +110,9 @@ def test_watch_stepper_runs_the_live_loop_on_simulated_frames() -> None:
 
 
 def test_confirm_requests_get_the_box_confirm_screen(tmp_path: Path) -> None:
-    from referee.demo import _ScreenWriter
+    from referee.vision.simulator.outputs import ScreenWriter
 
-    writer = _ScreenWriter(tmp_path, print)
+    writer = ScreenWriter(tmp_path, print)
     writer.add({"call": "confirm", "seat": "N", "card": "coppe_3", "confidence": 0.4})
     writer.add({"call": "turn", "seat": "N"})  # no screen of its own
     assert sorted(p.name for p in tmp_path.glob("*.png")) == ["001_confirm.png"]
@@ -123,10 +125,10 @@ def test_the_demo_confirm_screen_says_why_a_sure_read_is_asked(tmp_path: Path) -
     from PIL import Image
 
     from referee.box import screens
-    from referee.demo import _ScreenWriter
+    from referee.vision.simulator.outputs import ScreenWriter
 
     call = {"call": "confirm", "seat": "W", "card": "8C", "violation": "revoke"}
-    _ScreenWriter(tmp_path, print).add(call)
+    ScreenWriter(tmp_path, print).add(call)
     shown = (tmp_path / "001_confirm.png").read_bytes()
     plain = screens.render(screens.ConfirmScreen("W", "8C"), "it")
     why = screens.render(screens.ConfirmScreen("W", "8C", violation="revoke"), "it")
@@ -135,7 +137,8 @@ def test_the_demo_confirm_screen_says_why_a_sure_read_is_asked(tmp_path: Path) -
 
 
 def test_simulated_operator_knows_a_double_deck_card_laid_twice() -> None:
-    from referee.demo import RecordingReferee, SimOperator
+    from referee.vision.simulator.operator import SimOperator
+    from referee.vision.simulator.stages import RecordingReferee
     from referee.vision.simulator.video import PlayTruth
 
     ref = RecordingReferee()
@@ -158,9 +161,9 @@ def _card_at(layout: Any, seat: str, code: str, p: float) -> Any:
 def test_a_recorded_deal_replays_through_tracker_arbiter_and_operator(tmp_path: Path) -> None:
     import numpy as np
 
-    from referee.demo import Recording, _save_recording, replay_demo
     from referee.vision.detections import Detections
     from referee.vision.layout import TableLayout
+    from referee.vision.simulator.recording import Recording, replay_demo, save_recording
     from referee.vision.simulator.video import PlayTruth
 
     layout = TableLayout.default(["N", "S"])
@@ -174,8 +177,8 @@ def test_a_recorded_deal_replays_through_tracker_arbiter_and_operator(tmp_path: 
         game="briscola-2", seats=("N", "S"), plays=[PlayTruth("N", "spade_3", 0.3, 1), PlayTruth("S", "spade_5", 1.5, 1)],
         truth_calls=[], layout=layout, frames=[(t, [deal] if i == 0 else []) for i, t in enumerate(times)],
         detections=list(zip(times, dets, strict=True)), vision="test", family="italian")
-    _save_recording(tmp_path / "deal.pkl", recording)
-    result = replay_demo(tmp_path / "deal.pkl")
+    save_recording(tmp_path / "deal.npz", recording)
+    result = replay_demo(tmp_path / "deal.npz")
     plays = [(e["seat"], e["card"]) for e in result.events if e["event"] == "play"]
     assert plays == [("N", "spade_3"), ("S", "spade_5")]
     assert result.confirms == 1 and result.refused == 0  # S's weak read was asked, the operator said yes
@@ -183,16 +186,17 @@ def test_a_recorded_deal_replays_through_tracker_arbiter_and_operator(tmp_path: 
 
 
 def test_replay_refuses_a_file_it_did_not_write(tmp_path: Path) -> None:
-    from referee.demo import replay_demo
     from referee.errors import RefereeError
+    from referee.vision.simulator.recording import replay_demo
 
-    (tmp_path / "x.pkl").write_bytes(b"not a pickle")
-    with pytest.raises(RefereeError, match=r"x\.pkl"):
-        replay_demo(tmp_path / "x.pkl")
+    (tmp_path / "x.npz").write_bytes(b"not a pickle")
+    with pytest.raises(RefereeError, match=r"x\.npz"):
+        replay_demo(tmp_path / "x.npz")
 
 
 def test_a_play_taken_back_by_a_confirmed_correction_is_not_scored() -> None:
-    from referee.demo import DemoResult, score
+    from referee.vision.simulator.result import DemoResult
+    from referee.vision.simulator.scoring import score
 
     result = DemoResult(
         events=[{"event": "play", "seat": "N", "card": "coppe_5"}, {"event": "undo"},
@@ -215,9 +219,9 @@ def _both(*dets: Any) -> Any:
 def _missed_lead_recording(path: Path) -> None:
     """Briscola-2: trick 1 seen whole (N spade_3 beats S spade_5, both gathered), then the
     camera never sees N's lead of trick 2 at all, only S's coppe_4: the shortcut's failure."""
-    from referee.demo import Recording, _save_recording
     from referee.vision.detections import Detections
     from referee.vision.layout import TableLayout
+    from referee.vision.simulator.recording import Recording, save_recording
     from referee.vision.simulator.video import PlayTruth
 
     layout = TableLayout.default(["N", "S"])
@@ -228,22 +232,22 @@ def _missed_lead_recording(path: Path) -> None:
     times = [round(i / 10, 3) for i in range(len(dets))]
     plays = [PlayTruth("N", "spade_3", 0.3, 1), PlayTruth("S", "spade_5", 1.5, 1),
              PlayTruth("N", "bastoni_2", 4.0, 2), PlayTruth("S", "coppe_4", 6.0, 2)]
-    _save_recording(path, Recording(
+    save_recording(path, Recording(
         game="briscola-2", seats=("N", "S"), plays=plays, truth_calls=[], layout=layout,
         frames=[(t, [deal] if i == 0 else []) for i, t in enumerate(times)],
         detections=list(zip(times, dets, strict=True)), vision="test", family="italian"))
 
 
 def test_a_lead_the_camera_never_saw_is_asked_about_not_called_out_of_turn(tmp_path: Path) -> None:
-    from referee.demo import replay_demo
+    from referee.vision.simulator.recording import replay_demo
 
-    _missed_lead_recording(tmp_path / "deal.pkl")
-    asked = replay_demo(tmp_path / "deal.pkl")  # the default: always ask before out of turn
+    _missed_lead_recording(tmp_path / "deal.npz")
+    asked = replay_demo(tmp_path / "deal.npz")  # the default: always ask before out of turn
     assert not any(c["call"] == "violation" for c in asked.calls)
     assert asked.confirms == 1 and asked.refused == 0  # "did N play?": the operator names bastoni_2
     plays = [(e["seat"], e["card"]) for e in asked.events if e["event"] == "play"]
     assert plays[2:] == [("N", "bastoni_2"), ("S", "coppe_4")]
-    trusted = replay_demo(tmp_path / "deal.pkl", trust_after=1)  # opted in: one whole trick seen
+    trusted = replay_demo(tmp_path / "deal.npz", trust_after=1)  # opted in: one whole trick seen
     assert [(c["seat"], c["rule"]) for c in trusted.calls if c["call"] == "violation"] == [("S", "out_of_turn")]
     assert trusted.confirms == 0
 
