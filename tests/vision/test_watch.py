@@ -251,7 +251,7 @@ BELOTTA_FALSE_DECLARATION: list[dict[str, Any]] = [
 
 
 def test_a_real_declaration_and_its_withdrawn_revoke_are_the_video_caption() -> None:
-    # Belotta 3f (README "Withdrawn violations"): W declares a tierce it does not hold, a revoke
+    # Belotta 3f (docs/games.md, belotta): W declares a tierce it does not hold, a revoke
     # is proved by it, then S plays the declared AS: the revoke is withdrawn.
     ref = Referee()
     loop = WatchLoop(StubLive([]), ref, "belotta", SEATS)  # type: ignore[arg-type]

@@ -24,7 +24,7 @@ Rules -> code:
   a higher trump if able (``must_overtrump``); two identical cards: the first played wins.
 - 4.2 a declarer short of the bid is in "bestia" and loses the bid; 4.3 first to 100 wins.
 
-The document leaves open, as options (:class:`BinocoloOptions`, README "Rule options"): the
+The document leaves open, as options (:class:`BinocoloOptions`, docs/games.md): the
 card order, whether a void player must beat a trump already played, how much "bestia" costs,
 what a successful declarer adds, whether a scala must be in trumps, whether one card may serve
 two melds, and the minimum bid.
