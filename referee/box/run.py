@@ -267,6 +267,11 @@ def _run_locked(cfg: BoxConfig, args: argparse.Namespace) -> int:
                 return EXIT_INPUT
             runner = Runner(cfg, box, feed, notifier, gestures, source=source)
             _stop_on_sigterm(runner)
+            publisher = None
+            if cfg.tournament is not None:  # a club tournament: the record goes to its broker
+                from referee.box.publish import start_publisher
+
+                publisher = start_publisher(cfg.tournament, store.path)
             try:
                 return runner.run()
             except StateError:
@@ -274,6 +279,8 @@ def _run_locked(cfg: BoxConfig, args: argparse.Namespace) -> int:
                 raise
             finally:
                 feed.close()
+                if publisher is not None:
+                    publisher.stop()
     except StateError as exc:
         print(f"referee run: {exc}", file=sys.stderr)
         return EXIT_STATE

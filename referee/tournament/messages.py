@@ -1,0 +1,150 @@
+"""What boxes and the tournament service say to each other over MQTT: topics and payloads.
+
+Every box publishes under its own topic root, ``referee/table-N/``, the broker account
+``table-N`` being allowed nothing else (``hardware/mosquitto/acl``):
+
+- ``record``: one recorded event or call, ``{"table", "match", "seq", "kind", "game", "body"}``
+  (QoS 1; ``match`` and ``seq`` are the box's own record keys, so a consumer is idempotent on
+  ``(table, match, seq)``);
+- ``status`` (retained): ``{"table", "online", "last": {match: last seq}}``, repeated while the
+  box runs, so a consumer sees a tail it missed; the broker's last will sets ``online`` false.
+
+The service publishes ``resend`` (``{"match", "from_seq"}``: publish that match again from that
+sequence number) and ``assign`` (retained: what the table plays now) to the box.
+
+Parsing is strict: a payload that is not a JSON object, has NaN or Infinity, misses a key or
+has one of the wrong type raises :class:`MessageError` naming it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from referee.errors import RefereeError
+
+PREFIX = "referee"
+_TOPIC = re.compile(rf"^{PREFIX}/table-([1-9][0-9]{{0,2}})/(record|status|resend|assign)$")
+
+
+class MessageError(RefereeError, ValueError):
+    """A message that does not parse or does not belong where it was published."""
+
+
+def account(table: int) -> str:
+    """The broker account of table ``table``'s box (the ACL pattern's ``%u``)."""
+    return f"table-{table}"
+
+
+def topic(table: int, leaf: str) -> str:
+    return f"{PREFIX}/{account(table)}/{leaf}"
+
+
+def parse_topic(name: str) -> tuple[int, str]:
+    """``referee/table-3/record`` -> ``(3, "record")``."""
+    m = _TOPIC.match(name)
+    if m is None:
+        raise MessageError(f"topic {name!r}: not a table topic")
+    return int(m.group(1)), m.group(2)
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a number JSON allows")
+
+
+def loads(payload: bytes) -> dict[str, Any]:
+    """A JSON object, strictly: UTF-8, no NaN/Infinity, no duplicate keys."""
+
+    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in pairs:
+            if k in out:
+                raise ValueError(f"duplicate key {k!r}")
+            out[k] = v
+        return out
+
+    try:
+        value = json.loads(payload.decode("utf-8"), parse_constant=_reject_constant,
+                           object_pairs_hook=no_duplicates)
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise MessageError(f"not JSON: {exc}") from exc
+    if not isinstance(value, dict):
+        raise MessageError(f"expected a JSON object, got {type(value).__name__}")
+    return value
+
+
+def dumps(obj: Mapping[str, Any]) -> bytes:
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+
+
+def _int(d: Mapping[str, Any], key: str, low: int = 0) -> int:
+    value = d.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < low:
+        raise MessageError(f"{key}: expected an integer >= {low}, got {value!r}")
+    return value
+
+
+@dataclass(frozen=True)
+class RecordMessage:
+    table: int
+    match: int
+    seq: int
+    kind: str  # "event" | "call"
+    game: str
+    body: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_bytes(self) -> bytes:
+        return dumps({"table": self.table, "match": self.match, "seq": self.seq,
+                      "kind": self.kind, "game": self.game, "body": self.body})
+
+    @classmethod
+    def parse(cls, payload: bytes) -> RecordMessage:
+        d = loads(payload)
+        kind, game, body = d.get("kind"), d.get("game"), d.get("body")
+        if kind not in ("event", "call"):
+            raise MessageError(f"kind: expected 'event' or 'call', got {kind!r}")
+        if not isinstance(game, str):
+            raise MessageError(f"game: expected a string, got {game!r}")
+        if not isinstance(body, dict):
+            raise MessageError(f"body: expected an object, got {body!r}")
+        return cls(_int(d, "table", 1), _int(d, "match", 1), _int(d, "seq", 1), kind, game, body)
+
+
+@dataclass(frozen=True)
+class StatusMessage:
+    table: int
+    online: bool
+    last: Mapping[int, int] = field(default_factory=dict)  # box match -> its last seq
+
+    def to_bytes(self) -> bytes:
+        return dumps({"table": self.table, "online": self.online,
+                      "last": {str(m): s for m, s in self.last.items()}})
+
+    @classmethod
+    def parse(cls, payload: bytes) -> StatusMessage:
+        d = loads(payload)
+        online, last = d.get("online"), d.get("last", {})
+        if not isinstance(online, bool):
+            raise MessageError(f"online: expected true or false, got {online!r}")
+        if not isinstance(last, dict) or not all(
+            k.isdigit() and isinstance(v, int) and not isinstance(v, bool) for k, v in last.items()
+        ):
+            raise MessageError(f"last: expected an object match -> last seq, got {last!r}")
+        return cls(_int(d, "table", 1), online, {int(k): v for k, v in last.items()})
+
+
+@dataclass(frozen=True)
+class ResendRequest:
+    match: int
+    from_seq: int
+
+    def to_bytes(self) -> bytes:
+        return dumps({"match": self.match, "from_seq": self.from_seq})
+
+    @classmethod
+    def parse(cls, payload: bytes) -> ResendRequest:
+        d = loads(payload)
+        return cls(_int(d, "match", 1), _int(d, "from_seq", 1))
