@@ -115,7 +115,7 @@ class Game(ABC):
         Validate fully before changing ``deal`` (raise :class:`EventError` for bad content,
         :class:`PhaseError` when it is not allowed now); to mark cards as seen in a seat's
         hand (declared cards) or out of play (discards), end with
-        :func:`referee.rules.referee.show_cards`, which also reports duplicates and proves
+        :func:`referee.rules.obligations.show_cards`, which also reports duplicates and proves
         pending obligations."""
         if isinstance(event, GameEvent):
             raise EventError(f"unknown event {event.kind!r} ({self.name} has no such event)")

@@ -33,7 +33,6 @@ What the engine does for every game (games only answer the hooks of
 from __future__ import annotations
 
 import copy
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -45,9 +44,7 @@ from referee.rules.calls import (
     RedrawCall,
     TrickCall,
     TurnCall,
-    UndoCall,
     ViolationCall,
-    WithdrawnCall,
 )
 from referee.rules.errors import EventError, PhaseError
 from referee.rules.events import (
@@ -61,88 +58,20 @@ from referee.rules.events import (
     parse_event,
 )
 from referee.rules.game import Game, deck_lookup, get_game
+from referee.rules.obligations import check_play
 from referee.rules.options import parse_options
-from referee.rules.state import DealResult, DealState, MatchOutcome, MatchState, PendingObligation
+from referee.rules.state import DealResult, DealState, MatchOutcome, MatchState
 from referee.rules.tricks import Trick
-
-#: what ``undo`` retracts: plays, and declarations/melds (an operator's wrong entry)
-UNDOABLE = (PlayEvent, DeclareEvent)
-#: ended deals kept for an undo that crosses deal boundaries (bounded: long replays)
-UNDO_DEALS = 16
-#: one deal's log: (game, (match, next dealer) when it began, its accepted events, its state)
-DealLog = tuple[Game, tuple[MatchState | None, str | None], list[Event], DealState]
-
-
-def violation(
-    deal: DealState, seat: str, rule: str, detail: str, *, trick: int | None = None, **extra: Any
-) -> ViolationCall:
-    """Build a violation call and remember it in ``deal.violations``."""
-    number = deal.trick_number if trick is None else trick
-    deal.violations.append((seat, rule, number))
-    return ViolationCall(seat=seat, rule=rule, trick=number, detail=detail, **extra)
-
-
-def rejected(deal: DealState, seat: str, rule: str, detail: str, **extra: Any) -> list[Call]:
-    """A play reported and NOT recorded (a misread): its violation, remembered as such."""
-    call = violation(deal, seat, rule, detail, **extra)
-    deal.rejected.append(deal.violations[-1])
-    return [call]
-
-
-def prove(deal: DealState, seat: str, card: Card) -> list[Call]:
-    """``seat`` turned out to hold ``card``: report every pending play it proves illegal."""
-    pending = deal.pending[seat]
-    if not pending:
-        return []
-    calls: list[Call] = []
-    keep: list[PendingObligation] = []
-    for p in pending:
-        broken = next((ob for ob in p.obligations if card in ob.cards), None)
-        if broken is None:
-            keep.append(p)
-            continue
-        detail = f"{seat} played {p.card.code} in trick {p.trick} while holding {card.code}" + (
-            f" ({broken.detail})" if broken.detail else ""
-        )
-        calls.append(
-            violation(
-                deal, seat, broken.rule, detail, trick=p.trick, card=p.card.code, proof=card.code
-            )
-        )
-    deal.pending[seat] = keep
-    return calls
-
-
-def show_cards(
-    game: Game, deal: DealState, seat: str, cards: Iterable[Card], *, keep: bool = True
-) -> list[Call]:
-    """``seat`` showed ``cards`` from its hand (a declaration: ``keep=True``, they stay in hand
-    and will be played later) or put them out of play (a discard: ``keep=False``).
-
-    Reports ``duplicate_card`` for a card already seen as often as the deck holds it, and proves
-    pending obligations (a shown card was in hand all along)."""
-    calls: list[Call] = []
-    for card in cards:
-        if card in deal.known[seat]:
-            if not keep:
-                deal.known[seat].remove(card)
-            continue
-        if deal.seen[card] >= game.deck.copies:
-            calls.append(
-                violation(
-                    deal,
-                    seat,
-                    "duplicate_card",
-                    f"{card.code} was already seen this deal",
-                    card=card.code,
-                )
-            )
-            continue
-        deal.seen[card] += 1
-        if keep:
-            deal.known[seat].append(card)
-        calls.extend(prove(deal, seat, card))
-    return calls
+from referee.rules.undo import (
+    UNDO_DEALS,
+    DealLog,
+    Snapshot,
+    copy_match,
+    restated,
+    retraction,
+    undo_call,
+)
+from referee.rules.violations import rejected, violation
 
 
 class Referee:
@@ -155,7 +84,7 @@ class Referee:
         #: accepted events of the current deal, starting with its deal event (for undo)
         self._deal_events: list[Event] = []
         #: (match, next dealer) as they were when the current deal began
-        self._snapshot: tuple[MatchState | None, str | None] = (None, None)
+        self._snapshot: Snapshot = (None, None)
         #: logs of the deals before the current one, newest last (undo crosses into them)
         self._history: list[DealLog] = []
         #: dealer for the next deal when its event names none (draw winner or rotation)
@@ -324,9 +253,9 @@ class Referee:
         deal = DealState(ev.game, number, ev.seats, dealer, game.options)
         deal.carry = copy.deepcopy(match.extra) if match.extra else {}
         calls.extend(game.start_deal(deal, ev))  # raises before anything is committed
-        snapshot = (_copy_match(match), self._next_dealer)
+        snapshot = (copy_match(match), self._next_dealer)
         if self.deal is not None and self.game is not None:
-            self._history.append((self.game, self._snapshot, self._deal_events, self.deal))
+            self._history.append(DealLog(self.game, self._snapshot, self._deal_events, self.deal))
             del self._history[:-UNDO_DEALS]
         self.game, self.match, self.deal = game, match, deal
         self._snapshot = snapshot
@@ -455,7 +384,7 @@ class Referee:
         cards = " ".join(old.cards)
         assert self.game is not None and self.deal is not None
         rule, fields = self.game.false_declaration(self.deal, index)
-        restated = self._rebuild(
+        told = self._rebuild(
             events, self.deal, rule, f"{old.seat}'s declaration of {cards} is void"
         )
         assert self.deal is not None
@@ -473,7 +402,7 @@ class Referee:
             proof=card.code,
             extra={**fields, "cards": list(old.cards)},
         )
-        return [call, *restated, *self._play(ev)]
+        return [call, *told, *self._play(ev)]
 
     def _record(
         self, game: Game, deal: DealState, trick: Trick, seat: str, card: Card, in_known: bool
@@ -491,7 +420,7 @@ class Referee:
                     expected=expected,
                 )
             )
-        calls.extend(self._check_obligations(game, deal, trick, seat, card, in_known))
+        calls.extend(check_play(game, deal, trick, seat, card, in_known))
         trick.plays.append((seat, card))
         deal.played[seat].append(card)
         if in_known:
@@ -511,26 +440,6 @@ class Referee:
         if turn != deal.turn:
             deal.turn = turn
             calls.append(TurnCall(turn))
-        return calls
-
-    def _check_obligations(
-        self, game: Game, deal: DealState, trick: Trick, seat: str, card: Card, in_known: bool
-    ) -> list[Call]:
-        # Earlier plays proved illegal by this card first, then this play's own obligations.
-        calls = prove(deal, seat, card)
-        obligations = game.obligations(deal, trick, seat, card)
-        if not obligations:
-            return calls
-        known = list(deal.known[seat])
-        if in_known:
-            known.remove(card)
-        pending = PendingObligation(trick.number, card, obligations)
-        deal.pending[seat].append(pending)
-        for held in known:
-            proof = prove(deal, seat, held)
-            if proof:
-                calls.extend(proof)
-                break
         return calls
 
     def _take_trick(self, game: Game, deal: DealState, trick: Trick) -> list[Call]:
@@ -571,35 +480,16 @@ class Referee:
     def _undo(self) -> list[Call]:
         if self.deal is None or self.game is None:
             raise PhaseError("nothing to undo: no deal in progress")
-        current: DealLog = (self.game, self._snapshot, self._deal_events, self.deal)
-        logs: list[DealLog] = [*self._history, current]
-        for k in range(len(logs) - 1, -1, -1):
-            events = logs[k][2]
-            last = next(
-                (i for i in range(len(events) - 1, 0, -1) if isinstance(events[i], UNDOABLE)),
-                None,
-            )
-            if last is not None:
-                break
-        else:
+        current = DealLog(self.game, self._snapshot, self._deal_events, self.deal)
+        back = retraction([*self._history, current])
+        if back is None:
             raise PhaseError(f"nothing to undo: no card played yet in deal {self.deal.number}")
-        game, snapshot, events = logs[k][:3]
-        before = logs[k][3]
-        undone = events[last]
-        later = [ev for log in logs[k + 1 :] for ev in log[2]]
-        self._history = self._history[:k]
-        self.game, self._snapshot = game, snapshot
-        undo = _undo_call(undone)
+        self._history = self._history[: back.index]
+        self.game, self._snapshot = back.log.game, back.log.snapshot
+        undo = undo_call(back.undone)
         what = f"{undo.seat}'s " + (f"play of {undo.card}" if undo.card else "declaration")
-        # declarations voided by a play come back as declared: the replay voids again those
-        # that the remaining plays still contradict
-        restated = self._rebuild(
-            [_unvoided(ev) for ev in events[:last] + events[last + 1 :] + later],
-            before,
-            "undo",
-            f"{what} was taken back",
-        )
-        calls: list[Call] = [undo, *restated]
+        told = self._rebuild(back.replay, back.log.deal, "undo", f"{what} was taken back")
+        calls: list[Call] = [undo, *told]
         if self.turn is not None:
             calls.append(TurnCall(self.turn))
         return calls
@@ -612,7 +502,7 @@ class Referee:
         returns what the table must be told of its violations that changed (``reason`` and
         ``why`` say what changed them)."""
         match, next_dealer = self._snapshot
-        self.match = None if match is None else _copy_match(match)
+        self.match = None if match is None else copy_match(match)
         self._next_dealer = next_dealer
         self.deal = None
         calls: list[Call] = []
@@ -626,59 +516,11 @@ class Referee:
             return []
         after.violations += before.rejected  # misreads were reported; no event replays them
         after.rejected += before.rejected
-        return _restated(before, after, calls, reason, why)
-
-
-def _restated(
-    before: DealState, after: DealState, replayed: list[Call], reason: str, why: str
-) -> list[Call]:
-    """``withdrawn`` for each violation of ``before`` that ``after`` no longer has; the
-    (replayed) ``violation`` call again for each one ``after`` has and ``before`` had not."""
-    now = Counter(after.violations)
-    gone = Counter(before.violations) - now
-    back = now - Counter(before.violations)
-    calls: list[Call] = []
-    for seat, rule, trick in before.violations:
-        if gone[seat, rule, trick] > 0:
-            gone[seat, rule, trick] -= 1
-            detail = f"{seat}'s {rule} in trick {trick} no longer stands: {why}"
-            calls.append(WithdrawnCall(seat, rule, trick, detail, reason))
-    again: list[Call] = []
-    for call in reversed(replayed):
-        if isinstance(call, ViolationCall) and back[call.seat, call.rule, call.trick] > 0:
-            back[call.seat, call.rule, call.trick] -= 1
-            again.append(call)
-    return calls + again[::-1]
-
-
-def _unvoided(ev: Event) -> Event:
-    if isinstance(ev, DeclareEvent) and ev.raw.get("void") is True:
-        return DeclareEvent(ev.seat, ev.cards, {k: v for k, v in ev.raw.items() if k != "void"})
-    return ev
-
-
-def _undo_call(undone: Event) -> UndoCall:
-    if isinstance(undone, PlayEvent):
-        return UndoCall(undone.seat, undone.card)
-    assert isinstance(undone, DeclareEvent)
-    return UndoCall(undone.seat, cards=undone.cards)
+        return restated(before, after, calls, reason, why)
 
 
 def _deck_card(game: Game, code: str) -> Card | None:
     return deck_lookup(game.deck).get(code)
-
-
-def _copy_match(match: MatchState) -> MatchState:
-    """A copy for undo snapshots; only ``extra`` (game data, any shape) is copied deeply."""
-    return MatchState(
-        match.game,
-        match.seats,
-        match.options,
-        dict(match.score),
-        match.deals,
-        match.outcome,
-        copy.deepcopy(match.extra) if match.extra else {},
-    )
 
 
 def _has_played(trick: Trick, seat: str) -> bool:

@@ -28,8 +28,8 @@ from referee.rules import game as game_module
 from referee.rules.calls import TrickCall, TurnCall, ViolationCall
 from referee.rules.events import ContractEvent, DeclareEvent, Event, GameEvent, PlayEvent
 from referee.rules.game import Game, Table
+from referee.rules.obligations import show_cards
 from referee.rules.playout import PlayoutError, random_deal_events
-from referee.rules.referee import show_cards
 from referee.rules.state import DealResult, DealState, MatchOutcome, MatchState, team_name
 from referee.rules.tricks import (
     Obligation,

@@ -57,6 +57,7 @@ from referee.rules.games.belotta_scoring import (
     round_score,
     score_deal,
 )
+from referee.rules.obligations import show_cards
 from referee.rules.options import GameOptions
 from referee.rules.state import DealResult, DealState, MatchOutcome, MatchState, team_name
 from referee.rules.tricks import Obligation, Trick
@@ -185,8 +186,6 @@ class Belotta(Game):
         deal.trump = trump
         deal.extra["caller"] = event.seat
         deal.phase = "play"
-        from referee.rules.referee import show_cards  # the engine imports games lazily
-
         calls: list[Call] = [
             game_call("contract", seat=event.seat, trump=trump, round=round_, turned=turned.code)
         ]
@@ -213,8 +212,6 @@ class Belotta(Game):
         self._check_timing(deal, seat, decl)
         self._check_ownership(deal, seat, cards)
         deal.extra["declarations"].append((seat, decl))
-        from referee.rules.referee import show_cards
-
         calls: list[Call] = [game_call("declaration", seat=seat, **decl.to_dict())]
         unplayed = [c for c in cards if c not in deal.played[seat]]
         return calls + show_cards(self, deal, seat, unplayed)

@@ -49,6 +49,7 @@ from referee.rules.games.binocolo_melds import (
     classify,
     find_melds,
 )
+from referee.rules.obligations import prove, show_cards
 from referee.rules.options import GameOptions
 from referee.rules.state import DealResult, DealState, MatchOutcome, MatchState, team_name
 from referee.rules.tricks import Obligation, Trick
@@ -164,8 +165,6 @@ class Binocolo(Game):
                 f"got {len(event.cards)}"
             )
         cards = [parse_deck_card(self, code, "cards") for code in event.cards]
-        from referee.rules.referee import show_cards  # the engine imports games lazily
-
         deal.extra["discard"] = tuple(cards)
         deal.phase = "play"
         return show_cards(self, deal, declarer, cards, keep=False)
@@ -250,8 +249,6 @@ class Binocolo(Game):
         need = book.needs.get(seat)
         if not need or not deal.pending[seat]:
             return []
-        from referee.rules.referee import prove  # the engine imports games lazily
-
         played = deal.played[seat]
         calls: list[Call] = []
         for held in sorted(c for c, n in need.items() if n > played.count(c)):

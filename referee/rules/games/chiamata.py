@@ -46,6 +46,7 @@ from referee.rules.game import Game, Table, parse_deck_card
 from referee.rules.options import GameOptions
 from referee.rules.state import DealResult, DealState, MatchOutcome, MatchState
 from referee.rules.tricks import BRISCOLA_POINTS, BRISCOLA_STRENGTH, Trick, winner_index
+from referee.rules.violations import violation
 
 SEAT_COUNT = 5
 HAND_SIZE = 8
@@ -341,8 +342,6 @@ class Chiamata(Game):
         if contract.in_mano and seat != contract.caller:
             # The caller said he held the card; the table shows otherwise.  The cards decide
             # the sides (the holder is the partner) and the operator is told.
-            from referee.rules.referee import violation  # the engine imports games lazily
-
             deal.extra["contract"] = replace(contract, in_mano=False)
             calls.append(
                 violation(
