@@ -4,6 +4,10 @@ A *face set* is named ``<set>/<deck>``, e.g. ``invido_regional_lowres/trevisane`
 ``kennard_cc0_svg/french``.  Every face becomes a :class:`Sprite`: a BGR image of the whole
 card (white stock, rounded corners) plus an alpha mask, so sets scanned without their white
 border look like real cards on the table.
+
+Without ``../shared/faces`` the faces come from the two sets bundled in the package
+(``referee/assets/faces``: the default Italian and French sets, see its ``PROVENANCE.md``), so
+the demo and the tests run from a fresh clone; with it, only ``../shared`` is read.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import numpy.typing as npt
 
 from referee.cards import FRENCH_SUIT_NAMES, parse_card
 from referee.errors import RefereeError
-from referee.paths import shared_dir
+from referee.paths import BUNDLED_ASSETS, shared_dir
 
 #: BGR uint8 images and float32 masks; typed loosely because OpenCV's stubs return plain Mats
 Image = npt.NDArray[Any]
@@ -49,7 +53,9 @@ class Sprite:
 
 
 def faces_root() -> Path:
-    return shared_dir() / "faces"
+    """``../shared/faces`` when it exists, else the face sets bundled in the package."""
+    shared = shared_dir() / "faces"
+    return shared if shared.is_dir() else BUNDLED_ASSETS / "faces"
 
 
 def face_sets(family: str | None = None) -> list[str]:
@@ -85,7 +91,16 @@ def face_file(face_set: str, code: str) -> Path:
         path = deck_dir / f"{stem}{ext}"
         if path.is_file():
             return path
-    raise AssetError(f"no face for {code!r} in face set {face_set!r} (looked for {deck_dir / stem}.png|.jpg)")
+    raise AssetError(f"no face for {code!r} in face set {face_set!r} (looked for {deck_dir / stem}.png|.jpg)"
+                     + _without_shared())
+
+
+def _without_shared() -> str:
+    """What to do when a set is missing because ``../shared`` is: only the bundled sets exist."""
+    if faces_root() != BUNDLED_ASSETS / "faces":
+        return ""
+    return (f"; without {shared_dir() / 'faces'} only the bundled sets {face_sets()} exist: put the "
+            "shared data folder beside the checkout as ../shared or set REFEREE_SHARED")
 
 
 @cache

@@ -1,7 +1,9 @@
-"""Table cloths: the photos under ``../shared`` tiled to the table, or generated checks/stripes.
+"""Table cloths: drawn checks, stripes, felt, wood, plain; or the photos under ``../shared`` tiled.
 
-Names: a texture file stem (``tovaglia``, ``legno``, ...), or one of :data:`GENERATED`
-(``check``, ``stripes``, ``felt``, ``wood``, ``plain``). ``random`` picks either kind.
+Names: one of :data:`GENERATED` (``check``, ``stripes``, ``felt``, ``wood``, ``plain``: drawn
+here, no file needed, so the demo and the tests need nothing beside the checkout), or a texture
+photo's file stem (``tovaglia``, ``legno``, ...: only with ``../shared``). ``random`` picks
+either kind among those available.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from referee.vision.simulator.assets import Image, texture_files, texture_image
+from referee.vision.simulator.assets import AssetError, Image, texture_files, texture_image
 
 GENERATED = ("check", "stripes", "felt", "wood", "plain")
 
@@ -31,6 +33,10 @@ def make_texture(name: str, size: tuple[int, int], rng: np.random.Generator) -> 
     makers = {"check": _check, "stripes": _stripes, "felt": _felt, "wood": _wood, "plain": _plain}
     if name in makers:
         return makers[name](size, rng)
+    if name not in texture_files():
+        photos = ", ".join(texture_files()) or "none: the photos are in ../shared, which is missing"
+        raise AssetError(f"no table cloth {name!r}: drawn cloths are {', '.join(GENERATED)}; "
+                         f"texture photos: {photos}")
     return _tiled(texture_image(name), size, rng)
 
 
