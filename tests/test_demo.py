@@ -9,10 +9,9 @@ from typing import Any
 import pytest
 
 from referee.cli import main
-from referee.paths import shared_dir
 from referee.vision.simulator.harness import run_demo
 
-pytestmark = pytest.mark.skipif(not (shared_dir() / "faces").is_dir(), reason="needs ../shared/faces")
+pytestmark = pytest.mark.shared("faces")
 
 
 def test_demo_referees_a_whole_deal_and_writes_video_screens_and_logs(tmp_path: Path) -> None:

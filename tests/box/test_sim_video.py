@@ -20,13 +20,13 @@ import pytest
 
 from box.helpers import write_jsonl
 from referee.box.state import MatchStore
-from referee.paths import REPO_ROOT, models_dir, shared_dir
+from referee.paths import REPO_ROOT, models_dir
 from referee.replay import replay_lines
 from referee.rules.playout import random_deal_events
 
 pytestmark = [
     pytest.mark.skipif(not (models_dir() / "italian.onnx").is_file(), reason="no recogniser model committed yet"),
-    pytest.mark.skipif(not (shared_dir() / "faces").is_dir(), reason="the simulated video needs ../shared/faces"),
+    pytest.mark.shared("faces"),
 ]
 
 PLAYS = 8  # two tricks of briscola-4: crosses a trick boundary, short enough to render quickly

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 
 from referee.cards import BACK, RECOGNISER_LABELS
-from referee.paths import models_dir, shared_dir
+from referee.paths import models_dir
 from referee.recognition import CardClassifier
 from referee.recognition.dataset import render_set
 from referee.recognition.enroll import enroll
 from referee.recognition.faces import face_sets
 
-needs_shared = pytest.mark.skipif(not (shared_dir() / "faces").is_dir(), reason="no ../shared/faces")
+needs_shared = pytest.mark.shared("faces")
 
 
 def load(deck: str, trained: bool = False) -> CardClassifier:

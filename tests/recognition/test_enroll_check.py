@@ -4,6 +4,7 @@ base model knows."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import cv2
@@ -35,20 +36,18 @@ def base() -> CardClassifier:
 
 
 @pytest.fixture(scope="module")
-def epfl(base: CardClassifier) -> list[tuple[np.ndarray, str, str, int]]:
+def epfl(base: CardClassifier, need_shared: Callable[[str], Path]) -> list[tuple[np.ndarray, str, str, int]]:
     """(crop, code as the CSV names it, 'g<game>/<photo>:<side>', game) for games 1-3."""
-    if not EPFL.is_dir():
-        pytest.skip("no ../shared/photos EPFL set")
+    need_shared(str(EPFL.relative_to(shared_dir())))
     cards = load_enroll_photos().load_epfl(shared_dir(), base.input_size)
     return [(c.crop, c.code, f"g{c.game}/{c.image.name}:{c.side}", c.game)
             for c in cards if c.game <= 3 and c.crop is not None]
 
 
 @pytest.fixture(scope="module")
-def known_print(base: CardClassifier) -> tuple[list[np.ndarray], list[str]]:
+def known_print(base: CardClassifier, need_shared: Callable[[str], Path]) -> tuple[list[np.ndarray], list[str]]:
     """One render of every face of a print the base model knows, named right."""
-    if not (shared_dir() / "faces").is_dir():
-        pytest.skip("needs ../shared/faces")
+    need_shared(f"faces/{KNOWN_PRINT}")
     data = render_set("french", [KNOWN_PRINT], 1, seed=21, back_count=0, workers=1)
     return [np.asarray(c, np.uint8) for c in data.images], [base.labels[i] for i in data.labels]
 

@@ -53,7 +53,7 @@ def base() -> CardClassifier:
     return CardClassifier.load("french", threads=1)
 
 
-@pytest.mark.skipif(not EPFL.is_dir(), reason="no ../shared/photos EPFL set")
+@pytest.mark.shared("photos/french_suits_epfl_iapr2021_custom_topdown")
 def test_a_real_alien_deck_enrolled_from_one_photo_per_card_reads_back_surely(base: CardClassifier) -> None:
     """The EPFL photos' deck (handwritten digits for ranks): the club photographs each card
     once (game 1), then plays (game 2, other photos of the same cards)."""

@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from referee.errors import ConfigError
-from referee.paths import shared_dir
 from referee.recognition.evaluate import score_contract
 from referee.recognition.photo_review import (
     COLUMNS,
@@ -34,7 +33,7 @@ def test_committed_review_loads() -> None:
     assert set(review.ranks.values()) == {"10"}
 
 
-@pytest.mark.skipif(not (shared_dir() / "photos").is_dir(), reason="no ../shared/photos")
+@pytest.mark.shared("photos")
 def test_committed_review_matches_the_photos() -> None:
     review = load_review(DEFAULT_REVIEW)
     cards = photo_cards("french") + photo_cards("italian")

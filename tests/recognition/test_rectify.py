@@ -82,7 +82,7 @@ def test_a_box_off_the_photo_is_refused_and_a_layout_row_with_one_is_named(tmp_p
 TRIESTINE = shared_dir() / "photos" / "italian_triestine_tressette_test" / "images" / "Img_205.jpg"
 
 
-@pytest.mark.skipif(not TRIESTINE.is_file(), reason="no ../shared/photos Triestine set")
+@pytest.mark.shared("photos/italian_triestine_tressette_test/images/Img_205.jpg")
 def test_the_same_box_is_cut_the_same_whatever_ran_before() -> None:
     """GrabCut seeds its colour models from OpenCV's global RNG: what ran before must not change
     the cut. Without a fixed seed this box came out 323x85 or 123x46 px, and benchmark figures

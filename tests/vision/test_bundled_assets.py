@@ -65,7 +65,7 @@ def test_bundled_sets_carry_their_licence_and_provenance() -> None:
     assert sum(p.stat().st_size for p in images) < 3_000_000  # a few MB at most
 
 
-@pytest.mark.skipif(not (shared_dir() / "faces").is_dir(), reason="compares with ../shared/faces")
+@pytest.mark.shared("faces")
 def test_the_bundled_italian_faces_are_the_shared_ones_unchanged() -> None:
     """So the demo's Italian deal renders the same with or without ``../shared``."""
     face_set = DEFAULT_FACE_SETS["italian"]

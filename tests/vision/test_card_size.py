@@ -12,14 +12,13 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from referee.paths import shared_dir
 from referee.rules import Referee
 from referee.vision.card_size import CardSizeModel
 from referee.vision.detections import Detections
 from referee.vision.finder import CardFinder, FinderConfig
 from referee.vision.simulator import CameraSpec, CardSpec, SceneSpec, render_scene
 
-pytestmark = pytest.mark.skipif(not (shared_dir() / "faces").is_dir(), reason="needs ../shared/faces")
+pytestmark = pytest.mark.shared("faces")
 
 Quad = npt.NDArray[np.float32]
 NAPOLETANE = "beezlie_napoletane_digital/napoletane"  # aspect 1.38

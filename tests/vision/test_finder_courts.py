@@ -8,11 +8,10 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from referee.paths import shared_dir
 from referee.vision.finder import CardFinder, FinderConfig
 from referee.vision.simulator import CameraSpec, CardSpec, SceneSpec, render_scene
 
-pytestmark = pytest.mark.skipif(not (shared_dir() / "faces").is_dir(), reason="needs ../shared/faces")
+pytestmark = pytest.mark.shared("faces")
 
 NAPOLETANE = "beezlie_napoletane_digital/napoletane"
 Quad = npt.NDArray[np.float32]

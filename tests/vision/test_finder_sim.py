@@ -5,10 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from referee.paths import shared_dir
 from referee.vision.finder import CardFinder
 
-pytestmark = pytest.mark.skipif(not (shared_dir() / "faces").is_dir(), reason="needs ../shared/faces")
+pytestmark = pytest.mark.shared("faces")
 
 
 def test_face_up_cards_on_simulated_tables_are_found() -> None:

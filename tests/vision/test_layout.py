@@ -10,7 +10,6 @@ import cv2
 import numpy as np
 import pytest
 
-from referee.paths import shared_dir
 from referee.vision import calibrate
 from referee.vision.layout import (
     MAT_SIZE,
@@ -104,7 +103,7 @@ def test_missing_layout_file_is_a_layout_error(tmp_path: Path) -> None:
 
 
 #: the simulated frames draw the cloth and cards from ../shared/faces
-needs_faces = pytest.mark.skipif(not (shared_dir() / "faces").is_dir(), reason="needs ../shared/faces")
+needs_faces = pytest.mark.shared("faces")
 
 
 def _sim_frame(camera: CameraSpec, cards: tuple[CardSpec, ...] = ()) -> np.ndarray:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from referee.paths import shared_dir
 from referee.vision.layout import TableLayout
 from referee.vision.simulator import (
     CameraSpec,
@@ -20,7 +19,7 @@ from referee.vision.simulator import (
 from referee.vision.simulator.assets import AssetError, face_sprite
 from referee.vision.simulator.textures import make_texture
 
-pytestmark = pytest.mark.skipif(not (shared_dir() / "faces").is_dir(), reason="needs ../shared/faces")
+pytestmark = pytest.mark.shared("faces")
 
 ITALIAN = "invido_regional_lowres/trevisane"
 LAYOUT = TableLayout.default(("S", "E", "N", "W"))

@@ -5,11 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from referee.paths import shared_dir
 from referee.rules.playout import random_deal_events
 from referee.vision.simulator.video import SimulatedGame, SimulationError, simulate_game
 
-pytestmark = pytest.mark.skipif(not (shared_dir() / "faces").is_dir(), reason="needs ../shared/faces")
+pytestmark = pytest.mark.shared("faces")
 
 
 @pytest.fixture(scope="module")

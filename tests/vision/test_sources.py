@@ -205,10 +205,6 @@ def test_pi_camera_without_picamera2_says_how_to_install() -> None:
 
 
 def test_simulator_source_yields_timed_frames() -> None:
-    from referee.paths import shared_dir
-
-    if not (shared_dir() / "faces").is_dir():
-        pytest.skip("needs ../shared/faces")
     source = open_source("sim:briscola-2:4", fps=5.0)
     frames = []
     for frame in source:

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from referee.cards import BACK
-from referee.paths import models_dir, shared_dir
+from referee.paths import models_dir
 from referee.recognition import CardClassifier
 from referee.vision.calibrate import calibrate_image
 from referee.vision.detections import Detections, Image
@@ -19,7 +19,7 @@ from referee.vision.simulator.video import SimulatedGame, simulate_game
 from referee.vision.stock_card import stock_card_quads
 
 pytestmark = [
-    pytest.mark.skipif(not (shared_dir() / "faces").is_dir(), reason="needs ../shared/faces"),
+    pytest.mark.shared("faces"),
     pytest.mark.skipif(not (models_dir() / "italian.onnx").exists(), reason="no committed italian model"),
 ]
 
