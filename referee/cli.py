@@ -12,6 +12,15 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from referee import __version__
+
+#: what ``referee --help`` says before the commands
+DESCRIPTION = (
+    "Card table referee: a camera over the table recognises the cards laid face up, referees "
+    "Briscola (2, 4, chiamata), Belotta and Binocolo, and keeps a crash-safe record of each match."
+)
+EPILOG = "Start with 'referee demo' (a simulated game, no camera needed). 'referee COMMAND --help' shows a command's options."
+
 #: sub-command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("referee.replay", "referee a JSON Lines event log, print the calls"),
@@ -27,7 +36,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="referee", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="referee", description=DESCRIPTION, epilog=EPILOG)
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     # Only the chosen command's module is imported; the others just show their help line.
     chosen = next((a for a in argv if not a.startswith("-")), None)
