@@ -94,7 +94,8 @@ def _printer(out: IO[str]) -> Callable[[dict[str, Any]], None]:
     return emit
 
 
-def _reader_gone() -> int:
+def reader_gone() -> int:
+    """stdout's reader is gone (``| head``): the status of a tool killed by SIGPIPE."""
     # Point stdout at /dev/null so the interpreter's final flush does not raise again.
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
@@ -113,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
                 rejected = replay_lines(f, emit)
         sys.stdout.flush()
     except BrokenPipeError:
-        return _reader_gone()
+        return reader_gone()
     except OSError as exc:
         print(f"referee replay: cannot read {name}: {exc.strerror or exc}", file=sys.stderr)
         return 1

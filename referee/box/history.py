@@ -6,6 +6,10 @@
     referee history --state-dir DIR --export 3 --answers       # the operator's "no" answers
 
 ``referee replay match3.jsonl`` prints exactly the calls of ``--calls`` (dispute review).
+
+A damaged record still exports: every readable row is written, and each one that cannot be
+read (not UTF-8, not JSON, a damaged page) is named on stderr; the exit status is then 2. A
+reader that closes stdout early (``| head``) ends the export quietly (exit status 141).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from pathlib import Path
 from referee.box.config import DEFAULT_PATH, load_config
 from referee.box.state import MatchStore, StateError
 from referee.errors import ConfigError
+from referee.replay import reader_gone
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -54,14 +59,17 @@ def run(args: argparse.Namespace) -> int:
                 for m in store.matches():
                     print(f"{m.id:>5}  {m.game:<18} {_when(m.started):<19}  {_when(m.ended):<19}  {m.events:>6}  {m.calls:>5}")
                 return 0
-            store.match_config(args.export)  # names a missing match
-            if args.answers:
-                rows = store.answers(args.export)
-            else:
-                rows = store.calls(args.export) if args.calls else store.events(args.export)
-            for row in rows:
-                sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
-            return 0
+            store.require_match(args.export)
+            what = "answer" if args.answers else "call" if args.calls else "event"
+            rows, unreadable = store.readable(args.export, what)
+        for row in rows:
+            sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+        for problem in unreadable:
+            print(f"referee history: unreadable, left out: {problem}", file=sys.stderr)
+        return 2 if unreadable else 0
+    except BrokenPipeError:
+        return reader_gone()
     except (ConfigError, StateError) as exc:
         print(f"referee history: {exc}", file=sys.stderr)
         return 2

@@ -41,6 +41,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "fault_kept": {"it": "Partita salvata", "en": "Match is saved"},
     "fault_start": {"it": "Avvio non riuscito: vedi il log", "en": "Could not start: see the log"},
     "fault_config": {"it": "Configurazione errata: vedi il log", "en": "Error in the config: see the log"},
+    "fault_record": {"it": "Archivio danneggiato: recuperato", "en": "Record damaged: salvaged"},
     "menu_keys": {"it": "◀ ▶ cambia  OK avanti", "en": "◀ ▶ change  OK next"},
     "contract": {"it": "CONTRATTO", "en": "CONTRACT"},
     "field_seat": {"it": "Chi chiama", "en": "Declarer"},

@@ -42,6 +42,7 @@ from referee.box.display import NullDisplay, ScreenSink, open_display
 from referee.box.feed import Feed, JsonlFeed
 from referee.box.notify import Notifier
 from referee.box.record_lock import RecordLock, RecordLocked
+from referee.box.salvage import salvage_if_damaged
 from referee.box.screens import FaultScreen, Screen, render
 from referee.box.signals import NullSignals, open_signals
 from referee.box.source import SourceRef, camera_source, describe_key, events_source
@@ -52,6 +53,8 @@ from referee.errors import CameraError, ConfigError
 log = logging.getLogger("referee.run")
 
 EXIT_CONFIG, EXIT_STATE, EXIT_INPUT, EXIT_LOCKED = 2, 3, 1, 4
+#: how long the fault screen of a salvaged record stays before flowing frames clear it
+RECORD_FAULT_S = 15.0
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -111,6 +114,10 @@ class Runner:
         self.clock, self.sleep = clock, sleep
         self.stopping = False
         self.retries = 0
+        #: a fault found at start that does not stop the box (``fault_record``: a salvaged
+        #: record), lit once the match is resumed, for RECORD_FAULT_S even while frames flow
+        self.start_fault: str | None = None
+        self.fault_until = 0.0
         if box.stock_reader is None:  # the camera's read of the stock, when it has one
             box.stock_reader = stock_reader(feed)
 
@@ -122,6 +129,9 @@ class Runner:
                 kept = self.box.store.source_position(self.source.key)
                 resumed = resumed if kept is None else kept  # None: a record older than sources
         self.feed.skip_to(resumed)
+        if self.start_fault is not None:
+            self.box.fault(self.start_fault, 0)
+            self.fault_until = self.clock() + RECORD_FAULT_S
         last_frame = self.clock()
         while not self.stopping:
             try:
@@ -156,7 +166,9 @@ class Runner:
         return 0
 
     def _frames_flowing(self) -> None:
-        if self.retries or self.box.fault_screen is not None:
+        if self.box.fault_screen is not None and not self.retries and self.clock() < self.fault_until:
+            pass  # the start-up fault stays lit a while
+        elif self.retries or self.box.fault_screen is not None:
             log.info("frames are back after %d retries", self.retries)
             self.retries = 0
             self.box.fault_cleared()
@@ -256,6 +268,10 @@ def _run_locked(cfg: BoxConfig, args: argparse.Namespace) -> int:
     notifier = Notifier.from_env()
     source = _source_of(cfg, args)
     try:
+        salvage = salvage_if_damaged(cfg.state_dir)
+        if salvage is not None:
+            print(f"referee run: {salvage.summary()}", file=sys.stderr)
+            notifier.status("match record damaged: salvaged")
         with MatchStore.open(cfg.state_dir) as store:
             box = Box(cfg, store, signals, display)
             try:
@@ -266,6 +282,8 @@ def _run_locked(cfg: BoxConfig, args: argparse.Namespace) -> int:
                 box.fault("fault_start", 0)  # stays lit after exit: the box is not just blank
                 return EXIT_INPUT
             runner = Runner(cfg, box, feed, notifier, gestures, source=source)
+            if salvage is not None:
+                runner.start_fault = "fault_record"
             _stop_on_sigterm(runner)
             publisher = None
             if cfg.tournament is not None:  # a club tournament: the record goes to its broker

@@ -342,6 +342,35 @@ class MatchStore:
         for seq, t, k, body, pos in self._read(sql + " ORDER BY seq", params):
             yield Record(seq, t, k, json.loads(body), pos)
 
+    def readable(self, match_id: int, what: str) -> tuple[list[dict[str, Any]], list[str]]:
+        """The match's ``what`` ("event", "call" or "answer") bodies that can be read, and
+        where and why each other one cannot (not UTF-8, not JSON, a damaged page): a dispute
+        can still be settled from the rest."""
+        params: tuple[Any, ...] = (match_id,)
+        if what == "answer":
+            sql = "SELECT id, CAST(body AS BLOB) FROM answers WHERE match_id = ? ORDER BY id"
+        else:
+            sql = "SELECT seq, CAST(body AS BLOB) FROM records WHERE match_id = ? AND kind = ? ORDER BY seq"
+            params = (match_id, what)
+        bodies: list[dict[str, Any]] = []
+        unreadable: list[str] = []
+        last = None
+        try:
+            for number, blob in self.conn.execute(sql, params):
+                last = number
+                try:
+                    bodies.append(json.loads(bytes(blob).decode("utf-8")))
+                except UnicodeDecodeError:
+                    unreadable.append(f"match {match_id} {what} {number}: not UTF-8")
+                except ValueError:
+                    unreadable.append(f"match {match_id} {what} {number}: not JSON")
+        except sqlite3.Error as exc:
+            if "no such table" in str(exc):  # answers, in a record older than them
+                return bodies, unreadable
+            after = "" if last is None else f" after {what} {last}"
+            unreadable.append(f"match {match_id}: the {what}s{after}: {exc}")
+        return bodies, unreadable
+
     def events(self, match_id: int) -> list[dict[str, Any]]:
         return [r.body for r in self.records(match_id, "event")]
 
@@ -363,6 +392,11 @@ class MatchStore:
             "SELECT MAX(source_pos) FROM records WHERE match_id = ?", (match_id,)
         ).fetchone()
         return None if row[0] is None else int(row[0])
+
+    def require_match(self, match_id: int) -> None:
+        """:class:`StateError` naming ``match_id`` when the record has no such match."""
+        if self._read("SELECT 1 FROM matches WHERE id = ?", (match_id,)).fetchone() is None:
+            raise StateError(f"{self.path}: no match {match_id}")
 
     def match_config(self, match_id: int) -> dict[str, Any]:
         row = self._read("SELECT config FROM matches WHERE id = ?", (match_id,)).fetchone()

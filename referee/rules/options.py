@@ -92,6 +92,19 @@ def _ok(value: Any, allowed: tuple[Any, ...]) -> bool:
     return False
 
 
+#: the largest number any option takes (a target score, rounds to win, seconds): beyond it a
+#: match could never end, and a 10**18 would only be a typing or a hostile mistake
+MAX_NUMBER = 1_000_000
+
+
+def _short(value: Any) -> str:
+    """``repr`` of a given value, cut short (an option's value may be huge)."""
+    if isinstance(value, int) and abs(value) >= 10**30:  # repr() refuses past 4300 digits
+        return f"an integer of about {int(value.bit_length() * 0.30103) + 1} digits"
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def parse_options(
     cls: type[OptionsT], given: Mapping[str, Any] | None, *, game: str = ""
 ) -> OptionsT:
@@ -105,7 +118,9 @@ def parse_options(
             raise OptionError(f"unknown option {key!r}{where}; known options: {sorted(names)}")
         allowed, words = _accepts(hints[key])
         if not _ok(value, allowed):
-            raise OptionError(f"option {key!r}{where} must be {words}, got {value!r}")
+            raise OptionError(f"option {key!r}{where} must be {words}, got {_short(value)}")
+        if isinstance(value, int | float) and not isinstance(value, bool) and not abs(value) <= MAX_NUMBER:
+            raise OptionError(f"option {key!r}{where} must be a number of at most {MAX_NUMBER}, got {_short(value)}")
     options = cls(**dict(given))
     check = getattr(options, "check", None)
     if callable(check):

@@ -349,7 +349,8 @@ def _picamera2() -> Any:
     except ImportError as exc:
         raise CameraError(
             "picamera2 is not installed: on Raspberry Pi OS run `sudo apt install python3-picamera2` "
-            "and make the venv with --system-site-packages (or use a USB webcam: --source 0)"
+            "and make the venv with --system-site-packages (or use a USB webcam: camera.source = \"usb:0\" "
+            "in the config of `referee run`, --source 0 for `referee watch`)"
         ) from exc
     return Picamera2()
 

@@ -173,3 +173,19 @@ def test_the_same_path_rewritten_with_another_match_is_another_source(
     capsys.readouterr()
     assert _run(log, state) == EXIT_INPUT
     assert "a different file at the same path" in capsys.readouterr().err
+
+
+def test_run_without_picamera2_suggests_a_config_key_not_a_flag_it_lacks(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # regression: `referee run` suggested `--source 0`, an option only `referee watch` has
+    pytest.importorskip("cv2")
+    try:
+        import picamera2  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("picamera2 is installed here")
+    config = tmp_path / "box.toml"
+    config.write_text(f'state_dir = "{tmp_path / "state"}"\n')
+    assert main(["run", "--config", str(config), "--no-hardware"]) == EXIT_INPUT
+    assert 'camera.source = "usb:0" in the config of `referee run`' in capsys.readouterr().err
