@@ -235,6 +235,11 @@ class Publisher:
         deadline = time.monotonic() + timeout
         self.stopping.set()
         self.thread.join(timeout)
+        try:  # what was recorded since the last poll goes out before the goodbye
+            while self.connected.is_set() and self._publish_new() and time.monotonic() < deadline:
+                pass
+        except sqlite3.Error as exc:
+            log.warning("cannot read the record to publish it: %s", exc)
         while self.connected.is_set() and self.acks.in_flight() and time.monotonic() < deadline:
             time.sleep(0.02)
         self._save_acks()
@@ -259,6 +264,8 @@ class Publisher:
 
     def _on_disconnect(self, client: Any, userdata: Any, flags: Any, reason: Any, props: Any) -> None:
         self.connected.clear()
+        if self.stopping.is_set():
+            return
         log.warning("lost the broker (%s); paho reconnects, the record keeps everything", reason)
 
     def _on_publish(self, client: Any, userdata: Any, mid: int, reason: Any, props: Any) -> None:

@@ -222,7 +222,9 @@ class Service:
                 self._live(RecordMessage(table, box_match, seq, kind, game, body))
 
     # --- what the room and the boxes are told ---------------------------------------------
-    def changed(self) -> None:
+    def changed(self, repush: bool = False) -> None:
+        if repush:
+            self._pushed.clear()
         self.push_assignments()
         for listener in list(self.listeners):
             listener()
