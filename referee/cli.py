@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from referee import __version__
+from referee.errors import RefereeError
 
 #: what ``referee --help`` says before the commands
 DESCRIPTION = (
@@ -20,6 +21,9 @@ DESCRIPTION = (
     "Briscola (2, 4, chiamata), Belotta and Binocolo, and keeps a crash-safe record of each match."
 )
 EPILOG = "Start with 'referee demo' (a simulated game, no camera needed). 'referee COMMAND --help' shows a command's options."
+
+#: exit status of a command that stopped on a RefereeError (argparse's for a bad command line)
+EXIT_ERROR = 2
 
 #: sub-command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -49,10 +53,24 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run one sub-command; its exit status.
+
+    From the command line (``argv`` None) an error the referee raises on purpose
+    (:class:`~referee.errors.RefereeError`: its message names the file, line or key) is printed
+    as one line, status 2, never a traceback; called with ``argv`` (tests, other programs) it
+    propagates, so callers can tell the errors apart.
+    """
+    command_line = argv is None
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(argv).parse_args(argv)
     module = importlib.import_module(COMMANDS[args.command][0])
-    result: int = module.run(args)
+    try:
+        result: int = module.run(args)
+    except RefereeError as exc:
+        if not command_line:
+            raise
+        print(f"referee {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
     return result
 
 

@@ -6,8 +6,10 @@
 Face-down cards are omitted; quads are in the image's own pixels.  Runs
 :class:`referee.vision.pipeline.FramePipeline`, the code of the live loop.  Large photos are
 analysed at ``--max-width`` (default 1280, the camera's analysis size) and the quads scaled
-back.  An unreadable image gives ``{"image": ..., "error": "..."}`` and exit status 1 at the
-end; the other images are still processed.
+back.  An unreadable image, or one the pipeline refuses (too small to hold a card), gives
+``{"image": ..., "error": "..."}`` and exit status 1 at the end; the other images are still
+processed.  A model that cannot be loaded stops before any image, with one line naming the file
+(status 2).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from referee.errors import RefereeError
 from referee.vision.detections import Image
 from referee.vision.pipeline import FramePipeline
 
@@ -57,7 +60,10 @@ def detect_file(pipeline: FramePipeline, path: str, max_width: int = 1280) -> di
     if raw is None:
         why = "no such file" if not Path(path).exists() else "not a readable image"
         return {"image": path, "error": f"{why}: {path}"}
-    return {"image": path, **detect_image(pipeline, np.asarray(raw, np.uint8), max_width)}
+    try:
+        return {"image": path, **detect_image(pipeline, np.asarray(raw, np.uint8), max_width)}
+    except (RefereeError, cv2.error) as exc:  # this image only (a 1x1 one holds no card): the batch goes on
+        return {"image": path, "error": f"{path} ({raw.shape[1]}x{raw.shape[0]}): {exc}"}
 
 
 def detect_image(pipeline: FramePipeline, image: Image, max_width: int = 1280) -> dict[str, Any]:
