@@ -1,7 +1,8 @@
 """The referee's state as plain data: one deal (:class:`DealState`) and the match around it.
 
 The engine (:mod:`referee.rules.referee`) owns and mutates these; games read them in their
-hooks and keep their own per-deal data in ``DealState.extra`` (a dict, game's keys only).
+hooks and keep their own per-deal state in ``DealState.data``: a :class:`DealData` dataclass
+of the game's own, with typed fields, read back with ``deal.data_as(TheGamesDealData)``.
 """
 
 from __future__ import annotations
@@ -9,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from referee.cards import Card
 from referee.rules.calls import DealEndCall, MatchEndCall
@@ -17,6 +18,7 @@ from referee.rules.options import GameOptions
 from referee.rules.tricks import Obligation, Trick
 
 Phase = Literal["contract", "play", "over"]
+DataT = TypeVar("DataT", bound="DealData")
 
 
 def team_name(team: tuple[str, ...] | list[str]) -> str:
@@ -47,6 +49,14 @@ class MatchOutcome:
 
     def call(self) -> MatchEndCall:
         return MatchEndCall(winner=self.winner, score=dict(self.score), extra=dict(self.extra))
+
+
+class DealData:
+    """A game's own per-deal state (``DealState.data``).  A game that keeps any subclasses this
+    as a dataclass with typed fields, sets a fresh one in ``start_deal`` and reads it with
+    :meth:`DealState.data_as`; this base (briscola's) holds nothing."""
+
+    __slots__ = ()
 
 
 @dataclass(slots=True)
@@ -86,7 +96,7 @@ class DealState:
     rejected: list[tuple[str, str, int]] = field(default_factory=list)
     last_winner: str | None = None  #: who took the last completed trick
     result: DealResult | None = None
-    extra: dict[str, Any] = field(default_factory=dict)  #: the game's own per-deal data
+    data: DealData = field(default_factory=DealData)  #: the game's own per-deal state
     #: a copy of ``MatchState.extra`` as the deal began (read it, e.g. belotta's pot in play)
     carry: dict[str, Any] = field(default_factory=dict)
 
@@ -97,6 +107,16 @@ class DealState:
             self.won.setdefault(seat, [])
             self.points.setdefault(seat, 0)
             self.pending.setdefault(seat, [])
+
+    def data_as(self, kind: type[DataT]) -> DataT:
+        """:attr:`data` as the game's own class (its ``start_deal`` set it)."""
+        data = self.data
+        if not isinstance(data, kind):
+            raise TypeError(
+                f"deal {self.number} of {self.game} holds {type(data).__name__}, "
+                f"not {kind.__name__}"
+            )
+        return data
 
     @property
     def trick_number(self) -> int:

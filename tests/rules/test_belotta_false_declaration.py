@@ -13,6 +13,7 @@ from test_belotta_game import deal_end, declare, new_ref, play, play_hands, send
 
 from referee.cards import parse_card
 from referee.replay import replay_lines
+from referee.rules.games.belotta import BelottaDeal
 from referee.rules.referee import Referee
 
 # N holds every trump and leads them all: the other seats play their cards in this order.
@@ -78,7 +79,7 @@ def test_operator_undo_of_the_declaration_clears_it() -> None:
     assert send(ref, {"event": "undo"})[0] == {"call": "undo", "seat": "W", "cards": ["AS", "KS", "QS"]}
     assert violations(play(ref, "N:7S", "W:8C", "S:AS")) == []
     deal = ref.deal
-    assert deal is not None and deal.extra["declarations"] == []
+    assert deal is not None and deal.data_as(BelottaDeal).declarations == []
 
 
 def test_replay_of_the_record_gives_the_same_calls() -> None:
@@ -105,5 +106,5 @@ def test_undo_of_the_contradicting_play_restores_the_declaration() -> None:
     assert send(ref, {"event": "undo"})[0] == {"call": "undo", "seat": "S", "card": "AS"}
     deal = ref.deal
     assert deal is not None and parse_card("AS") in deal.known["W"]  # S's AS was a misread
-    assert ("W", "revoke", 1) in deal.violations and deal.extra["void"] == []
+    assert ("W", "revoke", 1) in deal.violations and deal.data_as(BelottaDeal).void == []
     assert violations(play(ref, "S:AS")) == [("W", "false_declaration", 1)]  # the same again

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from referee.rules.errors import EventError, OptionError, PhaseError
-from referee.rules.games.binocolo import Binocolo, BinocoloOptions
+from referee.rules.games.binocolo import Binocolo, BinocoloDeal, BinocoloOptions
 from referee.rules.playout import random_deal_events
 from referee.rules.referee import Referee
 
@@ -161,7 +161,7 @@ def test_rule_3_cards_that_are_no_meld_are_rejected(cards: str) -> None:
     ref = new_ref()
     with pytest.raises(EventError, match="no meld"):
         declare(ref, "W", cards)
-    assert ref.deal.extra["melds"].melds == []  # type: ignore[union-attr]
+    assert ref.deal is not None and ref.deal.data_as(BinocoloDeal).melds.melds == []
 
 
 def test_rule_3_a_meld_needing_a_third_copy_is_rejected() -> None:
@@ -222,7 +222,7 @@ def test_rule_4_4_bid_of_at_least_15_and_a_trump_suit(bid: object, trump: object
     ref = new_ref(contract=None)
     with pytest.raises(EventError, match=match):
         ref.apply({"event": "contract", "seat": "N", "bid": bid, "trump": trump})
-    assert ref.deal.extra["declarer"] is None  # type: ignore[union-attr]
+    assert ref.deal is not None and ref.deal.data_as(BinocoloDeal).declarer is None
 
 
 def test_rule_4_4_min_bid_option() -> None:

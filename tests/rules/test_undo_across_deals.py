@@ -11,6 +11,7 @@ import pytest
 
 from referee.cards import parse_card
 from referee.rules.errors import PhaseError
+from referee.rules.games.belotta import BelottaDeal
 from referee.rules.playout import play_deal
 from referee.rules.referee import Referee
 
@@ -105,7 +106,7 @@ def test_scenario_operator_undoes_a_wrongly_entered_belotta_declaration() -> Non
     out = send(ref, {"event": "undo"})
     assert out == [{"call": "undo", "seat": "W", "cards": ["AS", "KS", "QS"]},
                    {"call": "turn", "seat": ref.turn}]
-    assert ref.deal.known["W"] == [] and ref.deal.extra["declarations"] == []
+    assert ref.deal.known["W"] == [] and ref.deal.data_as(BelottaDeal).declarations == []
     # the cards are free again: another seat may play them, no duplicate_card
     assert ref.turn == "N"
     assert send(ref, {"event": "play", "seat": "N", "card": "AS"}) == [{"call": "turn", "seat": "W"}]

@@ -15,6 +15,7 @@ from test_belotta_game import declare, new_ref, play, send, violations
 from referee.cards import Card, parse_card
 from referee.rules.errors import EventError, PhaseError
 from referee.rules.game import get_game
+from referee.rules.games.binocolo import BinocoloDeal
 from referee.rules.referee import Referee
 
 Key = tuple[str, str, int]
@@ -228,4 +229,4 @@ def test_a_misread_third_copy_does_not_void_an_honest_meld() -> None:
     out = [c.to_dict() for p in ("N:KH", "W:KH", "S:KH") for c in ref.apply(
         {"event": "play", "seat": p.split(":")[0], "card": p.split(":")[1]})]
     assert violations(out) == [("S", "duplicate_card", 1)]
-    assert ref.deal is not None and ref.deal.extra["melds"].void == []
+    assert ref.deal is not None and ref.deal.data_as(BinocoloDeal).melds.void == []

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from referee.cards import FRENCH_32, Card
@@ -59,7 +59,14 @@ from referee.rules.games.belotta_scoring import (
 )
 from referee.rules.obligations import show_cards
 from referee.rules.options import GameOptions
-from referee.rules.state import DealResult, DealState, MatchOutcome, MatchState, team_name
+from referee.rules.state import (
+    DealData,
+    DealResult,
+    DealState,
+    MatchOutcome,
+    MatchState,
+    team_name,
+)
 from referee.rules.tricks import Obligation, Trick
 
 SUITS = ("C", "D", "H", "S")
@@ -89,6 +96,23 @@ class BelottaOptions(GameOptions):
             raise OptionError(f"option 'target' must be at least 1, got {self.target}")
 
 
+@dataclass(slots=True)
+class BelottaDeal(DealData):
+    """Belotta's own per-deal state."""
+
+    caller: str | None = None  #: who chose the trump (rule 1a)
+    vias: int = 0  #: "via"s said so far while the trump is chosen (rule 1a)
+    #: every declaration of the deal in order, void ones too (the engine's indices)
+    declarations: list[tuple[str, Declaration]] = field(default_factory=list)
+    void: list[int] = field(default_factory=list)  #: indices of the void declarations (3f)
+    score: DealScore | None = None  #: the deal's score once it ended (None: a redeal)
+
+    def called_by(self) -> str:
+        """The caller; known once cards are played."""
+        assert self.caller is not None
+        return self.caller
+
+
 class Belotta(Game):
     """Belotta for four players in two pairs (partners opposite: seats 1+3 against 2+4)."""
 
@@ -108,7 +132,7 @@ class Belotta(Game):
             )
         deal.turned = parse_deck_card(self, event.turned, "turned")
         deal.phase = "contract"
-        deal.extra.update(caller=None, vias=0, declarations=[], void=[])
+        deal.data = BelottaDeal()
         return []
 
     def can_play(self, deal: DealState) -> str | None:
@@ -133,9 +157,10 @@ class Belotta(Game):
         """Once a "via" is recorded the words go round in order; ``first``: also the opening
         word (a "via" always has its place; a contract with no "via" recorded may come from
         anyone, since the box need not record the "via"s before it)."""
-        if (deal.extra["vias"] or first) and seat != self._speaker(deal, deal.extra["vias"]):
+        vias = deal.data_as(BelottaDeal).vias
+        if (vias or first) and seat != self._speaker(deal, vias):
             raise PhaseError(
-                f"it is {self._speaker(deal, deal.extra['vias'])}'s turn to say mando or via, "
+                f"it is {self._speaker(deal, vias)}'s turn to say mando or via, "
                 f"not {seat}'s (rule 1a)"
             )
 
@@ -145,8 +170,9 @@ class Belotta(Game):
         if event.seat is None:
             raise EventError("'via' event needs key 'seat'")
         self._check_speaker(deal, event.seat, first=True)
-        deal.extra["vias"] += 1
-        vias, turned = deal.extra["vias"], deal.turned
+        state = deal.data_as(BelottaDeal)
+        state.vias += 1
+        vias, turned = state.vias, deal.turned
         assert turned is not None
         rounds = 1 if turned.rank == "J" else 2
         if vias < rounds * len(deal.seats):
@@ -164,7 +190,7 @@ class Belotta(Game):
         turned = deal.turned
         assert turned is not None
         self._check_speaker(deal, event.seat)
-        vias = deal.extra["vias"]
+        vias = deal.data_as(BelottaDeal).vias
         if trump == turned.suit:
             if vias >= len(deal.seats):
                 raise EventError(
@@ -184,7 +210,7 @@ class Belotta(Game):
                 )
             round_ = 2
         deal.trump = trump
-        deal.extra["caller"] = event.seat
+        deal.data_as(BelottaDeal).caller = event.seat
         deal.phase = "play"
         calls: list[Call] = [
             game_call("contract", seat=event.seat, trump=trump, round=round_, turned=turned.code)
@@ -197,21 +223,22 @@ class Belotta(Game):
             raise PhaseError("declarations come after the trump is chosen (rule 3a)")
         seat = event.seat
         cards = [parse_deck_card(self, code, "cards") for code in event.cards]
-        void: list[int] = deal.extra["void"]
+        state = deal.data_as(BelottaDeal)
+        void = state.void
         try:
             decl = classify(cards, deal.trump)
-            mine = [d for i, (s, d) in enumerate(deal.extra["declarations"])
+            mine = [d for i, (s, d) in enumerate(state.declarations)
                     if s == seat and i not in void]
             check_disjoint(mine, decl)
         except DeclarationError as exc:
             raise EventError(f"key 'cards': {exc}") from None
         if event.raw.get("void") is True:  # the engine's mark: later plays contradicted it
-            void.append(len(deal.extra["declarations"]))
-            deal.extra["declarations"].append((seat, decl))
+            void.append(len(state.declarations))
+            state.declarations.append((seat, decl))
             return []  # its cards are in no hand and prove nothing
         self._check_timing(deal, seat, decl)
         self._check_ownership(deal, seat, cards)
-        deal.extra["declarations"].append((seat, decl))
+        state.declarations.append((seat, decl))
         calls: list[Call] = [game_call("declaration", seat=seat, **decl.to_dict())]
         unplayed = [c for c in cards if c not in deal.played[seat]]
         return calls + show_cards(self, deal, seat, unplayed)
@@ -220,10 +247,10 @@ class Belotta(Game):
         """3f: an accuso is valid only with its cards shown; one its cards turn out not to be
         in the declarer's hand was never really shown: the engine voids it (not counted, its
         cards free, the obligations they proved unproven)."""
-        declared: list[tuple[str, Declaration]] = deal.extra.get("declarations") or []
-        void: list[int] = deal.extra.get("void") or []
-        live = [(i, s, d) for i, (s, d) in enumerate(declared) if i not in void]
-        caller = deal.extra.get("caller")
+        state = deal.data_as(BelottaDeal)
+        void = state.void
+        live = [(i, s, d) for i, (s, d) in enumerate(state.declarations) if i not in void]
+        caller = state.caller
         for i, s, d in live:  # another seat lays a card only a declaration put in s's hand
             certain = card == deal.turned and s == caller  # 1c: the caller took it, seen by all
             if s != seat and card in d.cards and card in deal.known[s] and not certain:
@@ -283,7 +310,7 @@ class Belotta(Game):
         points = super().trick_points(deal, trick)
         if trick.number < HAND_SIZE:
             return points
-        caller_team = self._team_index(deal, deal.extra["caller"])
+        caller_team = self._team_index(deal, deal.data_as(BelottaDeal).called_by())
         winners = {self._team_index(deal, self._winner(deal, t)) for t in [*deal.tricks, trick]}
         cappotto = winners == {caller_team}
         return points + (bc.CAPPOTTO_LAST_TRICK_BONUS if cappotto else bc.LAST_TRICK_BONUS)
@@ -312,13 +339,14 @@ class Belotta(Game):
     def score_deal(self, deal: DealState) -> DealResult:
         pot_in = _pot(deal)
         score, declared, valid = self._score(deal, pot_in)
-        deal.extra["_score"] = score
+        state = deal.data_as(BelottaDeal)
+        state.score = score
         names = [team_name(t) for t in self.teams(deal)]
         return DealResult(
             {names[i]: score.card_points[i] for i in (0, 1)},
             None if score.winner is None else names[score.winner],
             {
-                "caller": deal.extra["caller"],
+                "caller": state.caller,
                 "trump": deal.trump,
                 "outcome": score.outcome,
                 "declarations": [
@@ -342,9 +370,10 @@ class Belotta(Game):
         trick_points = [bc.trick_points(t.cards, trump) for t in deal.tricks]
         first = self.first_leader(deal)
         order = [deal.next_seat(first, k) for k in range(len(deal.seats))]
-        declared: list[tuple[str, Declaration]] = deal.extra["declarations"]
+        state = deal.data_as(BelottaDeal)
+        declared = state.declarations
         # A declaration whose cards the declarer did not all play (belotta: K and Q) is void.
-        void: list[int] = deal.extra["void"]
+        void = state.void
         genuine = [
             i not in void and set(d.cards) <= set(deal.played[s])
             for i, (s, d) in enumerate(declared)
@@ -363,7 +392,7 @@ class Belotta(Game):
         score = score_deal(
             trick_teams,
             trick_points,
-            self._team_index(deal, deal.extra["caller"]),
+            self._team_index(deal, state.called_by()),
             (points.get(0, 0), points.get(1, 0)),
             belotta,
             pot_in,
@@ -380,10 +409,11 @@ class Belotta(Game):
         winner = names.index(result.winner)
         raw = (FULL_SCORE, 0) if winner == 0 else (0, FULL_SCORE)
         rounded = (round_score(raw[0]), round_score(raw[1]))
-        deal.extra["_score"] = DealScore("forfeit", winner, (0, 0), raw, (0, 0), raw, rounded, 0)
+        state = deal.data_as(BelottaDeal)
+        state.score = DealScore("forfeit", winner, (0, 0), raw, (0, 0), raw, rounded, 0)
         extra = {
             **result.extra,
-            "caller": deal.extra.get("caller"),
+            "caller": state.caller,
             "outcome": "forfeit",
             "raw": dict(zip(names, raw, strict=True)),
             "score": dict(zip(names, rounded, strict=True)),
@@ -400,7 +430,7 @@ class Belotta(Game):
         self, match: MatchState, deal: DealState, result: DealResult
     ) -> MatchOutcome | None:
         ms: MatchScore = match.extra.setdefault("belotta", MatchScore())
-        score: DealScore | None = deal.extra.get("_score")
+        score = deal.data_as(BelottaDeal).score
         if score is None:  # a redeal (1b, 1e): nothing scored, the pot stays
             return None
         if score.outcome == "forfeit":  # nobody won the pot on the cards: it stays in play
@@ -436,7 +466,7 @@ class Belotta(Game):
         if deal.phase != "play" or seat is None or deal.tricks or deal.played[seat]:
             return []
         assert deal.trump is not None
-        mine = [d.cards for s, d in deal.extra["declarations"] if s == seat]
+        mine = [d.cards for s, d in deal.data_as(BelottaDeal).declarations if s == seat]
         return [
             {"event": "declare", "seat": seat, "cards": [c.code for c in cards]}
             for cards in find_declarations(table.hands[seat], deal.trump)

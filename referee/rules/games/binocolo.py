@@ -51,7 +51,14 @@ from referee.rules.games.binocolo_melds import (
 )
 from referee.rules.obligations import prove, show_cards
 from referee.rules.options import GameOptions
-from referee.rules.state import DealResult, DealState, MatchOutcome, MatchState, team_name
+from referee.rules.state import (
+    DealData,
+    DealResult,
+    DealState,
+    MatchOutcome,
+    MatchState,
+    team_name,
+)
 from referee.rules.tricks import Obligation, Trick
 
 FALSE_MELD = "false_meld"
@@ -87,6 +94,21 @@ class BinocoloOptions(GameOptions):
             raise OptionError(f"option 'min_bid' must be at least 1, got {self.min_bid}")
 
 
+@dataclass(slots=True)
+class BinocoloDeal(DealData):
+    """Binocolo's own per-deal state."""
+
+    melds: MeldBook  #: the melds shown this deal, void ones too (rule 3)
+    declarer: str | None = None  #: who took the contract (rule 4.4)
+    bid: int | None = None
+    discard: tuple[Card, ...] | None = None  #: the declarer's discard, once made (rule 4.4)
+
+    def contract(self) -> tuple[str, int, tuple[Card, ...]]:
+        """(declarer, bid, discard): all given once the deal is played out."""
+        assert self.declarer is not None and self.bid is not None and self.discard is not None
+        return self.declarer, self.bid, self.discard
+
+
 class Binocolo(Game):
     """Binocolo for three or four players, each for himself; the declarer plays against all."""
 
@@ -100,12 +122,7 @@ class Binocolo(Game):
     # ---------------------------------------------------------------- the contract
     def start_deal(self, deal: DealState, event: DealEvent) -> list[Call]:
         deal.phase = "contract"
-        deal.extra.update(
-            declarer=None,
-            bid=None,
-            discard=None,
-            melds=MeldBook(reuse_across_kinds=self._reuse),
-        )
+        deal.data = BinocoloDeal(MeldBook(reuse_across_kinds=self._reuse))
         return []
 
     @property
@@ -113,10 +130,11 @@ class Binocolo(Game):
         return self.options.meld_reuse == "across_kinds"
 
     def can_play(self, deal: DealState) -> str | None:
-        if deal.extra.get("declarer") is None:
+        state = deal.data_as(BinocoloDeal)
+        if state.declarer is None:
             return "the contract (bid and trump) is not given yet (rule 4.4)"
-        if deal.extra.get("discard") is None:
-            return f"the declarer {deal.extra['declarer']} has not discarded yet (rule 4.4)"
+        if state.discard is None:
+            return f"the declarer {state.declarer} has not discarded yet (rule 4.4)"
         return super().can_play(deal)
 
     def handle_event(self, deal: DealState, event: Event) -> list[Call]:
@@ -135,8 +153,9 @@ class Binocolo(Game):
         return br.WIDOW_SIZE[players]
 
     def _contract(self, deal: DealState, event: ContractEvent) -> list[Call]:
-        if deal.extra["declarer"] is not None:
-            raise PhaseError(f"the contract is already given to {deal.extra['declarer']}")
+        state = deal.data_as(BinocoloDeal)
+        if state.declarer is not None:
+            raise PhaseError(f"the contract is already given to {state.declarer}")
         bid, trump = event.raw.get("bid"), event.raw.get("trump")
         lowest = self.min_bid(len(deal.seats))
         if not isinstance(bid, int) or isinstance(bid, bool) or bid < lowest:
@@ -146,15 +165,16 @@ class Binocolo(Game):
             )
         if trump not in FRENCH_SUITS:
             raise EventError(f"key 'trump' must be one of {', '.join(FRENCH_SUITS)}, got {trump!r}")
-        deal.extra.update(declarer=event.seat, bid=bid)
+        state.declarer, state.bid = event.seat, bid
         deal.trump = trump
         return [game_call("contract", seat=event.seat, bid=bid, trump=trump)]
 
     def _discard(self, deal: DealState, event: DiscardEvent) -> list[Call]:
-        declarer = deal.extra["declarer"]
+        state = deal.data_as(BinocoloDeal)
+        declarer = state.declarer
         if declarer is None:
             raise PhaseError("the discard comes after the contract (rule 4.4)")
-        if deal.extra["discard"] is not None:
+        if state.discard is not None:
             raise PhaseError(f"{declarer} has already discarded")
         if event.seat != declarer:
             raise EventError(f"key 'seat': only the declarer {declarer} discards, not {event.seat}")
@@ -165,29 +185,31 @@ class Binocolo(Game):
                 f"got {len(event.cards)}"
             )
         cards = [parse_deck_card(self, code, "cards") for code in event.cards]
-        deal.extra["discard"] = tuple(cards)
+        state.discard = tuple(cards)
         deal.phase = "play"
         return show_cards(self, deal, declarer, cards, keep=False)
 
     def _declare(self, deal: DealState, event: DeclareEvent) -> list[Call]:
-        if deal.extra["discard"] is None or deal.trump is None:
+        state = deal.data_as(BinocoloDeal)
+        if state.discard is None or deal.trump is None:
             raise PhaseError("melds are shown after the contract and the declarer's discard (rule 4.4)")
         if deal.tricks or (deal.trick is not None and deal.trick.plays):
             raise PhaseError("melds are shown before the first card is played (rule 4.4)")
         cards = [parse_deck_card(self, code, "cards") for code in event.cards]
         meld = classify(event.seat, cards, deal.trump, scala_any_suit=self.options.scala == "any_suit")
-        book: MeldBook = deal.extra["melds"]
+        book = state.melds
         if event.raw.get("void") is True:  # the engine's mark: later plays proved it false
             book.add_void(meld)
             return []
-        book.add(meld, Counter(deal.extra["discard"]), self.tricks_per_deal(deal))
+        book.add(meld, Counter(state.discard), self.tricks_per_deal(deal))
         # Melded cards are not marked as seen in the seat's hand (the engine's show_cards):
         # with two copies of each face, a false meld would then turn another seat's genuine
         # play into a duplicate.  A meld is checked against the plays instead (on_play).
         return [game_call("declaration", **meld.to_dict())]
 
     def first_leader(self, deal: DealState) -> str:
-        declarer: str = deal.extra["declarer"]
+        declarer = deal.data_as(BinocoloDeal).declarer
+        assert declarer is not None  # plays start once the contract is given
         return declarer
 
     # ---------------------------------------------------------------- tricks
@@ -223,7 +245,7 @@ class Binocolo(Game):
         proves false (the engine voids it: it counts and proves nothing), else ``None``."""
         if deal.seen[card] >= COPIES:
             return None  # a third copy: a misread, reported as a duplicate; it proves nothing
-        book: MeldBook = deal.extra["melds"]
+        book = deal.data_as(BinocoloDeal).melds
         for holder, need in book.needs.items():
             if holder == seat or card not in need:
                 continue
@@ -239,13 +261,13 @@ class Binocolo(Game):
         return None
 
     def false_declaration(self, deal: DealState, index: int) -> tuple[str, dict[str, Any]]:
-        book: MeldBook = deal.extra["melds"]
+        book = deal.data_as(BinocoloDeal).melds
         return FALSE_MELD, {"kind": book.melds[index].kind}
 
     def on_play(self, deal: DealState, seat: str, card: Card) -> list[Call]:
         """Cards ``seat`` melded and has not played yet are in its hand: they prove an illegal
         play at once (the engine does this for cards shown with ``show_cards``)."""
-        book: MeldBook = deal.extra["melds"]
+        book = deal.data_as(BinocoloDeal).melds
         need = book.needs.get(seat)
         if not need or not deal.pending[seat]:
             return []
@@ -260,14 +282,15 @@ class Binocolo(Game):
         records = [
             br.TrickRecord(t.plays[self.trick_winner(deal, t)][0], tuple(t.plays)) for t in deal.tricks
         ]
-        book: MeldBook = deal.extra["melds"]
+        state = deal.data_as(BinocoloDeal)
+        declarer, bid, discard = state.contract()
         return br.score_deal(
             deal.seats,
-            deal.extra["declarer"],
-            deal.extra["bid"],
+            declarer,
+            bid,
             records,
-            deal.extra["discard"],
-            book.live(),
+            discard,
+            state.melds.live(),
             bestia=self.options.bestia,
             declarer_scores=self.options.declarer_scores,
             reuse_across_kinds=self._reuse,
@@ -278,7 +301,7 @@ class Binocolo(Game):
         declarer = score.declarer
         defenders = team_name([s for s in deal.seats if s != declarer])
         counted = set(map(id, score.counted_melds))
-        book: MeldBook = deal.extra["melds"]
+        book = deal.data_as(BinocoloDeal).melds
         return DealResult(
             {s: v.total for s, v in score.seats.items()},
             declarer if score.made else defenders,
@@ -300,10 +323,10 @@ class Binocolo(Game):
         """Option ``out_of_turn="lose_game"`` (the document names no penalty): the offender's
         side loses the deal at once: a declarer goes in bestia, a defender gives the declarer
         the bid; nobody else scores."""
-        declarer = deal.extra.get("declarer")
-        if declarer is None:
+        state = deal.data_as(BinocoloDeal)
+        declarer, bid = state.declarer, state.bid
+        if declarer is None or bid is None:
             return None
-        bid: int = deal.extra["bid"]
         delta = dict.fromkeys(deal.seats, 0)
         delta[declarer] = -bid if seat == declarer else bid
         defenders = team_name([s for s in deal.seats if s != declarer])
@@ -340,7 +363,7 @@ class Binocolo(Game):
     def playout_events(self, deal: DealState, table: Table, rng: random.Random) -> list[dict[str, Any]]:
         """A random contract, the widow taken and as many cards discarded, then every seat
         shows most of the melds its hand holds."""
-        if deal.extra.get("declarer") is not None:
+        if deal.data_as(BinocoloDeal).declarer is not None:
             return []
         declarer = rng.choice(deal.seats)
         hand = table.hands[declarer]

@@ -44,7 +44,7 @@ from referee.rules.errors import EventError, OptionError, PhaseError
 from referee.rules.events import ContractEvent, DealEvent, Event, GameEvent
 from referee.rules.game import Game, Table, parse_deck_card
 from referee.rules.options import GameOptions
-from referee.rules.state import DealResult, DealState, MatchOutcome, MatchState
+from referee.rules.state import DealData, DealResult, DealState, MatchOutcome, MatchState
 from referee.rules.tricks import BRISCOLA_POINTS, BRISCOLA_STRENGTH, Trick, winner_index
 from referee.rules.violations import violation
 
@@ -146,6 +146,16 @@ def contract_multiplier(contract: Contract, rules: ChiamataOptions) -> int:
     if contract.points >= rules.doppia_from:
         return DOPPIA
     return 1
+
+
+@dataclass(slots=True)
+class ChiamataDeal(DealData):
+    """Chiamata's own per-deal state."""
+
+    #: the contract once given (rule 3b); ``in_mano`` cleared when another seat plays the card
+    contract: Contract | None = None
+    partner: str | None = None  #: the called card's holder, once it is played (rule 3e)
+    void: bool = False  #: a forfait voided the deal (rule 7a)
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,7 +276,7 @@ class Chiamata(Game):
                     "suit is the briscola (rule 3e)"
                 )
         deal.phase = "contract"
-        deal.extra.update(contract=None, partner=None, void=False)
+        deal.data = ChiamataDeal()
         return []
 
     def can_play(self, deal: DealState) -> str | None:
@@ -286,7 +296,7 @@ class Chiamata(Game):
             raise PhaseError(f"the contract of deal {deal.number} is already given (rule 3b)")
         contract = parse_contract(self, event)
         check_contract(contract, deal.seats, self.options)
-        deal.extra["contract"] = contract
+        deal.data_as(ChiamataDeal).contract = contract
         deal.trump = contract.trump
         deal.phase = "play"
         return [
@@ -308,7 +318,7 @@ class Chiamata(Game):
             raise EventError("'forfait' event needs key 'seat'")
         if "cards" in event.raw:
             check_forfait_hand(self, event.raw["cards"])
-        deal.extra["void"] = True
+        deal.data_as(ChiamataDeal).void = True
         deal.phase = "over"
         deal.turn = None
         deal.result = DealResult(
@@ -319,17 +329,18 @@ class Chiamata(Game):
         return [game_call("forfait", seat=event.seat, dealer=self.next_dealer(deal))]
 
     def next_dealer(self, deal: DealState) -> str:
-        if deal.extra.get("void") and self.options.forfait_dealer == "same":
+        if deal.data_as(ChiamataDeal).void and self.options.forfait_dealer == "same":
             return deal.dealer
         return super().next_dealer(deal)
 
     # ---------------------------------------------------------------- play
     def on_play(self, deal: DealState, seat: str, card: Card) -> list[Call]:
         """Rule 3e: the called card reveals its holder as the partner (the caller: alone)."""
-        contract: Contract | None = deal.extra.get("contract")
-        if contract is None or card != contract.called or deal.extra.get("partner") is not None:
+        state = deal.data_as(ChiamataDeal)
+        contract = state.contract
+        if contract is None or card != contract.called or state.partner is not None:
             return []
-        deal.extra["partner"] = seat
+        state.partner = seat
         calls: list[Call] = [
             game_call(
                 "partner",
@@ -342,7 +353,7 @@ class Chiamata(Game):
         if contract.in_mano and seat != contract.caller:
             # The caller said he held the card; the table shows otherwise.  The cards decide
             # the sides (the holder is the partner) and the operator is told.
-            deal.extra["contract"] = replace(contract, in_mano=False)
+            state.contract = replace(contract, in_mano=False)
             calls.append(
                 violation(
                     deal,
@@ -357,10 +368,11 @@ class Chiamata(Game):
 
     def teams(self, deal: DealState) -> tuple[tuple[str, ...], ...] | None:
         """Callers and defenders, once known (rule 3e: at the called card, or in mano)."""
-        contract: Contract | None = deal.extra.get("contract")
+        state = deal.data_as(ChiamataDeal)
+        contract = state.contract
         if contract is None:
             return None
-        partner: str | None = deal.extra.get("partner")
+        partner = state.partner
         if contract.in_mano:
             partner = contract.caller
         elif partner is None:
@@ -375,8 +387,9 @@ class Chiamata(Game):
 
     # ---------------------------------------------------------------- scoring
     def score_deal(self, deal: DealState) -> DealResult:
-        contract: Contract = deal.extra["contract"]
-        partner: str | None = deal.extra.get("partner")
+        state = deal.data_as(ChiamataDeal)
+        contract, partner = state.contract, state.partner
+        assert contract is not None  # a deal is scored after its contract was played out
         callers, _ = sides(deal.seats, contract.caller, partner)
         made = sum(deal.points[s] for s in callers)
         return _result(
@@ -386,11 +399,12 @@ class Chiamata(Game):
     def forfeit(self, deal: DealState, seat: str, rule: str) -> DealResult | None:
         """A penalty (option ``out_of_turn="lose_game"``) loses the deal for ``seat``'s side,
         once the sides are known; credits as for a lost (or won) contract, no cappotto."""
-        contract: Contract | None = deal.extra.get("contract")
+        state = deal.data_as(ChiamataDeal)
+        contract = state.contract
         teams = self.teams(deal)
         if contract is None or teams is None:
             return None
-        partner: str | None = deal.extra.get("partner")
+        partner = state.partner
         made = sum(deal.points[s] for s in teams[0])
         score = deal_score(
             deal.seats, contract, partner, made, self.options, callers_win=seat not in teams[0]
