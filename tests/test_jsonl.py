@@ -165,6 +165,10 @@ def test_a_poison_line_is_recorded_and_a_restart_does_not_die_on_it(
         assert [pos for pos, _ in store.rejected_lines()] == [2, 3]
         (match,) = store.matches()
         assert store.events(match.id) == events
+    capsys.readouterr()
+    assert main(["history", "--state-dir", str(state), "--export", "1", "--rejected"]) == 0
+    rejected = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["line"] for r in rejected] == [2, 3] and "lone surrogate" in rejected[1]["detail"]
     assert main(["replay", str(log)]) == 2
     assert '"line": 2, "detail": "malformed JSON: an integer of 5000 digits' in capsys.readouterr().out
 
@@ -252,3 +256,13 @@ def _strings(value: Any) -> list[str]:
     if isinstance(value, list):
         return [s for v in value for s in _strings(v)]
     return []
+
+
+def test_the_simulations_event_log_is_read_strictly_too(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("cv2")
+    sim = tmp_path / "sim.jsonl"
+    sim.write_bytes(json.dumps(DEAL).encode() + b"\n" + POISON[0][1] + b"\n")
+    config = tmp_path / "box.toml"
+    config.write_text(f'state_dir = "{tmp_path / "state"}"\n[camera]\nsource = "sim"\n')
+    assert main(["run", "--config", str(config), "--sim-events", str(sim), "--no-hardware"]) == 1
+    assert f"{sim}:2: cannot read the simulation's events: malformed JSON: NaN is not valid JSON" in capsys.readouterr().err

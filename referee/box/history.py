@@ -4,6 +4,7 @@
     referee history --state-dir DIR --export 3 > match3.jsonl  # its events: `referee replay` input
     referee history --state-dir DIR --export 3 --calls         # the calls the box made
     referee history --state-dir DIR --export 3 --answers       # the operator's "no" answers
+    referee history --state-dir DIR --export 3 --rejected      # source lines the reader refused
 
 ``referee replay match3.jsonl`` prints exactly the calls of ``--calls`` (dispute review).
 
@@ -35,6 +36,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--calls", action="store_true", help="with --export: the calls, not the events")
     what.add_argument("--answers", action="store_true",
                       help="with --export: the operator's answers that are no event ('no, <seat> did not play')")
+    what.add_argument("--rejected", action="store_true",
+                      help="with --export: the source lines the strict reader rejected (line and why)")
 
 
 def _state_dir(args: argparse.Namespace) -> Path:
@@ -60,8 +63,12 @@ def run(args: argparse.Namespace) -> int:
                     print(f"{m.id:>5}  {m.game:<18} {_when(m.started):<19}  {_when(m.ended):<19}  {m.events:>6}  {m.calls:>5}")
                 return 0
             store.require_match(args.export)
-            what = "answer" if args.answers else "call" if args.calls else "event"
-            rows, unreadable = store.readable(args.export, what)
+            if args.rejected:
+                rows = [{"line": pos, "detail": why} for pos, why in store.rejected_lines(args.export)]
+                unreadable: list[str] = []
+            else:
+                what = "answer" if args.answers else "call" if args.calls else "event"
+                rows, unreadable = store.readable(args.export, what)
         for row in rows:
             sys.stdout.write(json.dumps(row, ensure_ascii=False) + "\n")
         sys.stdout.flush()

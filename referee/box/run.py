@@ -24,7 +24,6 @@ Faults keep the match: no frames -> fault screen, red heartbeat, retries every
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import queue
 import signal
@@ -49,6 +48,7 @@ from referee.box.source import SourceRef, camera_source, describe_key, events_so
 from referee.box.state import MatchStore, StateError
 from referee.box.stock import stock_reader
 from referee.errors import CameraError, ConfigError
+from referee.jsonl import read_lines
 
 log = logging.getLogger("referee.run")
 
@@ -205,18 +205,26 @@ def _open_feed(cfg: BoxConfig, args: argparse.Namespace, box: Box) -> Feed:
     # imports OpenCV and the recogniser: only when a camera is configured
     from referee.box.vision_feed import LiveRules, open_vision_feed
 
-    sim_events = None
-    if args.sim_events is not None:
-        try:
-            lines = args.sim_events.read_text(encoding="utf-8").splitlines()
-            sim_events = [json.loads(line) for line in lines if line.strip()]
-        except (OSError, ValueError) as exc:
-            raise CameraError(f"{args.sim_events}: cannot read the simulation's events: {exc}") from exc
+    sim_events = None if args.sim_events is None else _sim_events(args.sim_events)
     feed = open_vision_feed(cfg, LiveRules(lambda: box.referee), sim_events)
     # The box asks the same questions as `referee watch` (missed plays; out of turn asked
     # first unless thresholds.trust_after_tricks opts in): one PlayArbiter decides for both.
     feed.attach_to(box)
     return feed
+
+
+def _sim_events(path: Path) -> list[dict[str, Any]]:
+    """The event log a simulation acts out, read strictly: a rejected line stops the start
+    (the simulation would act out another game), naming the file and the line."""
+    try:
+        with path.open("rb") as f:
+            lines = list(read_lines(f))
+    except OSError as exc:
+        raise CameraError(f"{path}: cannot read the simulation's events: {exc.strerror or exc}") from exc
+    for line in lines:
+        if line.event is None:
+            raise CameraError(f"{path}:{line.number}: cannot read the simulation's events: {line.error}")
+    return [line.event for line in lines if line.event is not None]
 
 
 def _hardware(cfg: BoxConfig, args: argparse.Namespace, gestures: queue.Queue[tuple[str, str]]) -> tuple[Any, ScreenSink, Any]:
