@@ -9,6 +9,7 @@ Example::
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,8 +53,10 @@ class CardClassifier:
     """A loaded recogniser for one deck family (``'italian'`` or ``'french'``)."""
 
     def __init__(self, session: object, info: ModelInfo, enrollment: Enrollment | None = None,
-                 top_k: int = 5, model_path: Path | None = None, turn_average: bool = False) -> None:
+                 top_k: int = 5, model_path: Path | None = None, turn_average: bool = False,
+                 model_sha256: str | None = None) -> None:
         self._session = session
+        self._model_sha256 = model_sha256
         self.turn_average = turn_average
         self.info = info
         self.model_path = model_path
@@ -80,7 +83,8 @@ class CardClassifier:
         if not onnx_path.is_file():
             raise ModelError(f"model file not found: {onnx_path}")
         info = ModelInfo.load(json_path, deck)
-        session = _session(onnx_path, threads)
+        graph = _verified_graph(onnx_path, json_path, info)
+        session = _session(onnx_path, graph, threads)
         _check_io(session, onnx_path, info)
         source = "enrollment"
         if enrollment is not None and not isinstance(enrollment, Enrollment):
@@ -88,7 +92,7 @@ class CardClassifier:
             enrollment = Enrollment.load(Path(enrollment))
         if turn_average is None:
             turn_average = bool(info.extra.get("turn_average", False))
-        clf = cls(session, info, None, top_k, onnx_path, turn_average)
+        clf = cls(session, info, None, top_k, onnx_path, turn_average, info.onnx_sha256)
         if enrollment is not None:
             try:
                 enrollment.check_compatible(info, clf.model_sha256)
@@ -99,10 +103,10 @@ class CardClassifier:
 
     @property
     def model_sha256(self) -> str:
-        """sha256 of the ONNX file actually loaded (enrollments are tied to it)."""
-        if self.model_path is None:
-            return self.info.onnx_sha256
-        return sha256_file(self.model_path)
+        """sha256 of the ONNX graph actually loaded (enrollments are tied to it)."""
+        if self._model_sha256 is None:
+            self._model_sha256 = sha256_file(self.model_path) if self.model_path else self.info.onnx_sha256
+        return self._model_sha256
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -163,7 +167,21 @@ class CardClassifier:
         return unit_rows(self.run(crops)[1])
 
 
-def _session(path: Path, threads: int) -> object:
+def _verified_graph(onnx_path: Path, json_path: Path, info: ModelInfo) -> bytes:
+    """The graph's bytes, read once and checked against the sha256 its JSON records (at load,
+    never per frame): a damaged file can still run and read every card as one card, sure."""
+    try:
+        graph = onnx_path.read_bytes()
+    except OSError as exc:
+        raise ModelError(f"cannot read model file {onnx_path}: {exc.strerror or exc}") from exc
+    digest = hashlib.sha256(graph).hexdigest()
+    if digest != info.onnx_sha256:
+        raise ModelError(f"{onnx_path}: sha256 is {digest}, but onnx_sha256 in {json_path} is "
+                         f"{info.onnx_sha256}: the model file is damaged or not the one its JSON describes")
+    return graph
+
+
+def _session(path: Path, graph: bytes, threads: int) -> object:
     import onnxruntime as ort
 
     if threads < 1:
@@ -176,7 +194,7 @@ def _session(path: Path, threads: int) -> object:
     opts.add_session_config_entry("session.inter_op.allow_spinning", "0")
     opts.log_severity_level = 3
     try:
-        return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(graph, opts, providers=["CPUExecutionProvider"])
     except Exception as exc:  # onnxruntime raises its own untyped errors for bad files
         raise ModelError(f"corrupt or unreadable model file {path}: {exc}") from exc
 
@@ -189,6 +207,8 @@ def _check_io(session: object, path: Path, info: ModelInfo) -> None:
     want = [3, info.input_size[1], info.input_size[0]]
     if len(inputs) != 1 or shape[1:] != want:
         raise ModelError(f"{path}: input shape {shape} does not match input_size {info.input_size}")
-    if len(outputs) != 2 or outputs[0].shape[-1] != len(info.labels):
+    embedding = outputs[1].shape[-1] if len(outputs) == 2 else None
+    if (len(outputs) != 2 or outputs[0].shape[-1] != len(info.labels)
+            or (isinstance(embedding, int) and embedding != info.embedding_dim)):
         raise ModelError(f"{path}: outputs {[o.shape for o in outputs]} do not match "
-                         f"{len(info.labels)} labels + embedding")
+                         f"{len(info.labels)} labels + embedding_dim {info.embedding_dim}")

@@ -32,9 +32,11 @@ real test photos of the cards at 0.93 (median).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -42,6 +44,7 @@ import numpy.typing as npt
 from referee.cards import BACK
 from referee.errors import ModelError
 from referee.recognition.model_info import ModelInfo
+from referee.recognition.npz_file import read_npz
 
 F32 = npt.NDArray[np.float32]
 #: Weight of the prototypes against the base model, and sharpness of their softmax.
@@ -152,25 +155,33 @@ class Enrollment:
 
     @staticmethod
     def load(path: Path) -> Enrollment:
+        """Read and check a file written by :meth:`save`; anything wrong with it (missing,
+        empty, cut short, not an enrollment, NaN values, arrays that do not fit together) is a
+        :class:`ModelError` naming the file and what is wrong."""
+        z = read_npz(path, "enrollment file", ModelError)
         try:
-            with np.load(path, allow_pickle=False) as z:
-                # files written before centring, whitening or turned prototypes were added lack
-                # those arrays: plain cosine, no whitening, one prototype per card
-                center, whiten, turned, gate = (_optional(z, k) for k in ("center", "whiten", "turned", "back_gate"))
-                e = Enrollment(str(z["deck"]), tuple(str(c) for c in z["codes"]),
-                               z["prototypes"].astype(np.float32), str(z["model_sha256"]),
-                               float(z["weight"]), float(z["scale"]), center, whiten, turned,
-                               None if gate is None else float(gate.reshape(-1)[0]))
-        except FileNotFoundError as exc:
-            raise ModelError(f"enrollment file not found: {path}") from exc
-        except (OSError, ValueError, KeyError) as exc:
+            # files written before centring, whitening or turned prototypes were added lack
+            # those arrays: plain cosine, no whitening, one prototype per card
+            center, whiten, turned, gate = (_optional(z, k) for k in ("center", "whiten", "turned", "back_gate"))
+            e = Enrollment(str(z["deck"]), tuple(str(c) for c in z["codes"]),
+                           z["prototypes"].astype(np.float32), str(z["model_sha256"]),
+                           float(z["weight"]), float(z["scale"]), center, whiten, turned,
+                           None if gate is None else float(gate.reshape(-1)[0]))
+        except KeyError as exc:
+            raise ModelError(f"corrupt enrollment file {path}: no {exc} array (not written by referee "
+                             "enroll?)") from exc
+        except (ValueError, TypeError, IndexError) as exc:
             raise ModelError(f"corrupt enrollment file {path}: {exc}") from exc
         e.check_shapes(path)
+        e.check_values(path)
         return e
 
     def check_shapes(self, path: Path) -> None:
         """The arrays must fit together (a file edited or cut short names itself)."""
-        n, dim = self.prototypes.shape if self.prototypes.ndim == 2 else (-1, -1)
+        if self.prototypes.ndim != 2 or not len(self.codes):
+            raise ModelError(f"corrupt enrollment file {path}: prototypes has shape {self.prototypes.shape}, "
+                             f"expected (cards, embedding size) for at least one card")
+        n, dim = self.prototypes.shape
         wanted = {"prototypes": ((len(self.codes), dim), self.prototypes),
                   "center": ((dim,), self.center), "whiten": ((dim, dim), self.whiten),
                   "turned": ((n, dim), self.turned)}
@@ -178,6 +189,27 @@ class Enrollment:
             if array is not None and (n != len(self.codes) or array.shape != shape):
                 raise ModelError(f"corrupt enrollment file {path}: {key} has shape {array.shape}, "
                                  f"{len(self.codes)} cards need {shape}")
+        twice = sorted({c for c in self.codes if self.codes.count(c) > 1})
+        if twice:
+            raise ModelError(f"corrupt enrollment file {path}: codes holds {twice} more than once")
+
+    def check_values(self, path: Path) -> None:
+        """Numbers that would make the blend silently blind are refused, naming the array: a NaN
+        anywhere in the prototypes (or centre, whitening) makes every similarity NaN, and with
+        it every probability the blend gives."""
+        arrays = {"prototypes": self.prototypes, "center": self.center, "whiten": self.whiten,
+                  "turned": self.turned}
+        for key, array in arrays.items():
+            if array is not None and not np.isfinite(array).all():
+                bad = int(np.size(array) - np.isfinite(array).sum())
+                raise ModelError(f"corrupt enrollment file {path}: {key} holds {bad} NaN or infinite value(s)")
+        checks = {"weight": (self.weight, 0.0 <= self.weight <= 1.0, "a number 0..1"),
+                  "scale": (self.scale, math.isfinite(self.scale) and self.scale > 0, "a finite number > 0")}
+        if self.back_gate is not None:
+            checks["back_gate"] = (self.back_gate, math.isfinite(self.back_gate), "a finite similarity")
+        for key, (value, ok, expected) in checks.items():
+            if not ok:
+                raise ModelError(f"corrupt enrollment file {path}: {key}: expected {expected}, got {value!r}")
 
     def check_compatible(self, info: ModelInfo, onnx_sha256: str) -> None:
         """Prototypes only mean something on the embedding of the model they were made with."""
@@ -189,6 +221,9 @@ class Enrollment:
         unknown = [c for c in self.codes if c not in info.labels]
         if unknown:
             raise ModelError(f"enrollment has codes not in the {info.deck!r} labels: {unknown}")
+        if self.prototypes.shape[1] != info.embedding_dim:
+            raise ModelError(f"enrollment prototypes have {self.prototypes.shape[1]} values each, the model's "
+                             f"embedding has {info.embedding_dim}: re-run referee enroll")
 
     def blend(self, probs: F32, embeddings: F32, labels: Sequence[str]) -> F32:
         """Mix the base probabilities with prototype similarity (rows still sum to 1)."""
@@ -226,9 +261,9 @@ def whitening(x: F32, shrink: float) -> F32:
     return out
 
 
-def _optional(z: np.lib.npyio.NpzFile, key: str) -> F32 | None:
+def _optional(z: dict[str, npt.NDArray[Any]], key: str) -> F32 | None:
     """An optional array of an enrollment file: None if absent or empty."""
-    if key not in z.files or z[key].size == 0:
+    if key not in z or z[key].size == 0:
         return None
     out: F32 = z[key].astype(np.float32)
     return out

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,6 +16,9 @@ from referee.errors import ModelError
 
 def sha256_file(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+SHA256_HEX = re.compile(r"[0-9a-f]{64}")
 
 
 def model_paths(deck: str, model_dir: Path) -> tuple[Path, Path]:
@@ -73,9 +78,28 @@ class ModelInfo:
             raise ModelError(f"corrupt model labels file {path}: {exc}") from exc
         if info.deck != deck or info.labels != RECOGNISER_LABELS[deck]:
             raise ModelError(f"{path}: labels are not those of the {deck!r} recogniser")
-        if info.temperature <= 0:
-            raise ModelError(f"{path}: temperature must be > 0, got {info.temperature}")
+        info.check(path)
         return info
+
+    def check(self, path: Path) -> None:
+        """Values that would make the recogniser silently blind are refused, naming the key:
+        a NaN or non-positive ``temperature`` or a NaN ``mean`` makes every probability NaN (so
+        every crop reads as the first label), a zero ``std`` makes every input infinite."""
+        def bad(key: str, expected: str, got: object) -> ModelError:
+            return ModelError(f"{path}: {key}: expected {expected}, got {got!r}")
+
+        if not (math.isfinite(self.temperature) and self.temperature > 0):
+            raise bad("temperature", "a finite number > 0", self.temperature)
+        if not math.isfinite(self.mean):
+            raise bad("mean", "a finite number", self.mean)
+        if not (math.isfinite(self.std) and self.std != 0):
+            raise bad("std", "a finite non-zero number", self.std)
+        if self.embedding_dim < 1:
+            raise bad("embedding_dim", "an integer >= 1", self.embedding_dim)
+        if min(self.input_size) < 1:
+            raise bad("input_size", "[width, height], each >= 1", list(self.input_size))
+        if not SHA256_HEX.fullmatch(self.onnx_sha256):
+            raise bad("onnx_sha256", "64 lowercase hex digits (the sha256 of the .onnx file)", self.onnx_sha256)
 
 
 _KEYS = frozenset({"deck", "labels", "input_size", "input", "mean", "std", "temperature",
