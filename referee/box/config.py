@@ -180,11 +180,23 @@ class _Reader:
 
 def load_config(path: Path) -> BoxConfig:
     """Read and validate ``path``; raises :class:`ConfigError` naming the key on any problem."""
+    return parse_config(read_text(path), str(path), base=path.parent)
+
+
+def read_text(path: Path) -> str:
+    """The config file's text; unreadable or not UTF-8 is a :class:`ConfigError` naming the
+    file (and the line and column of the first byte that is not UTF-8)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"{path}: cannot read config file: {exc.strerror or exc}") from exc
-    return parse_config(text, str(path), base=path.parent)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise ConfigError(f"{path}:{line}:{column}: not UTF-8 text (byte 0x{data[exc.start]:02x}): "
+                          "save the config as UTF-8") from exc
 
 
 def parse_config(text: str, where: str = "<config>", base: Path | None = None) -> BoxConfig:
@@ -193,6 +205,12 @@ def parse_config(text: str, where: str = "<config>", base: Path | None = None) -
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{where}: not valid TOML: {exc}") from exc
+    return config_from_table(data, where, base)
+
+
+def config_from_table(data: Mapping[str, Any], where: str = "<config>", base: Path | None = None) -> BoxConfig:
+    """Validate parsed TOML: a value of a wrong type anywhere is a :class:`ConfigError` naming
+    its dotted key and what was expected, never another exception."""
     top = _Reader(where, "", data)
     base = base or Path.cwd()
     language = top.str_("language", "it", LANGUAGES)
@@ -227,11 +245,11 @@ def display_settings(path: Path) -> tuple[DisplayConfig, str] | None:
     parts are sound: the box can still say "config error" on its own display. ``None``
     when the file cannot be read or those parts are wrong too."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(read_text(path))
         top = _Reader(str(path), "", data)
         language = top.str_("language", "it", LANGUAGES)
         return _display(top.sub("display")), language
-    except (OSError, tomllib.TOMLDecodeError, ConfigError):
+    except (tomllib.TOMLDecodeError, ConfigError):
         return None
 
 
@@ -274,22 +292,26 @@ def _teams(r: _Reader, game: str, seats: tuple[str, ...]) -> tuple[tuple[str, ..
     else:  # heads-up, chiamata (teams unknown until the partner is revealed), binocolo
         default = [[s] for s in seats]
     raw = r.raw("teams", default)
-    flat = [s for team in raw for s in team] if isinstance(raw, list) else []
-    if (
-        not isinstance(raw, list)
-        or not all(isinstance(t, list) and t for t in raw)
-        or sorted(flat) != sorted(seats)
-    ):
-        raise r.error("teams", f"lists of seats that together hold each of {list(seats)} once", raw)
+    expected = f"lists of seats that together hold each of {list(seats)} once"
+    if not isinstance(raw, list) or not all(isinstance(t, list) and t for t in raw):
+        raise r.error("teams", f"{expected} (a list of lists of seat names)", raw)
+    flat = [s for team in raw for s in team]
+    if not all(isinstance(s, str) for s in flat) or sorted(flat) != sorted(seats):
+        raise r.error("teams", expected, raw)
     return tuple(tuple(t) for t in raw)
 
 
 def _camera(r: _Reader, base: Path) -> CameraConfig:
     source = r.str_("source", "picamera2")
     kind, _, rest = source.partition(":")
-    if kind not in ("picamera2", "usb", "file", "events", "sim") or (kind == "usb" and not rest.isdigit()):
+    if (
+        kind not in ("picamera2", "usb", "file", "events", "sim")
+        or (kind == "usb" and not _natural(rest))
+        or (kind == "sim" and rest and not _natural(rest))
+    ):
         raise r.error(
-            "source", "'picamera2', 'usb:N', 'file:PATH', 'events:PATH.jsonl' or 'sim'", source
+            "source", "'picamera2', 'usb:N', 'file:PATH', 'events:PATH.jsonl' or 'sim'/'sim:SEED' "
+            "(N, SEED: whole numbers >= 0)", source
         )
     if kind in ("file", "events") and rest and not Path(rest).is_absolute():
         source = f"{kind}:{base / rest}"
@@ -303,6 +325,11 @@ def _camera(r: _Reader, base: Path) -> CameraConfig:
     )
     r.done()
     return cfg
+
+
+def _natural(text: str) -> bool:
+    """A camera index or seed: ASCII digits only (``str.isdigit`` also takes '²' and '١')."""
+    return text.isascii() and text.isdigit()
 
 
 def _thresholds(r: _Reader) -> ThresholdsConfig:
