@@ -89,7 +89,7 @@ def raw_lines(stream: IO[bytes], max_bytes: int = MAX_LINE_BYTES) -> Iterator[Ra
             return
         number += 1
         ended = data.endswith(b"\n")
-        content = data.rstrip(b"\r\n") if ended else data
+        content = data.rstrip(b"\r\n")
         too_long = len(content) > max_bytes
         if not ended:
             while (more := stream.readline(max_bytes)) and not more.endswith(b"\n"):

@@ -31,6 +31,7 @@ from referee.jsonl import (
     MAX_LINE_BYTES,
     JsonLineError,
     parse_line,
+    raw_lines,
     read_lines,
 )
 from referee.paths import REPO_ROOT
@@ -266,3 +267,17 @@ def test_the_simulations_event_log_is_read_strictly_too(tmp_path: Path, capsys: 
     config.write_text(f'state_dir = "{tmp_path / "state"}"\n[camera]\nsource = "sim"\n')
     assert main(["run", "--config", str(config), "--sim-events", str(sim), "--no-hardware"]) == 1
     assert f"{sim}:2: cannot read the simulation's events: malformed JSON: NaN is not valid JSON" in capsys.readouterr().err
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=20).map(lambda b: b.replace(b"\n", b"")), min_size=1, max_size=8), st.booleans())
+def test_raw_lines_cuts_only_the_lines_over_the_limit(lines: list[bytes], final_newline: bool) -> None:
+    data = b"\n".join(lines) + (b"\n" if final_newline else b"")
+    got = list(raw_lines(io.BytesIO(data), max_bytes=8))
+    want = lines if final_newline or lines[-1] else lines[:-1]  # no line after the last "\n"
+    assert [r.number for r in got] == list(range(1, len(want) + 1))
+    for raw, line in zip(got, want, strict=True):
+        content = line.rstrip(b"\r")
+        assert raw.too_long == (len(content) > 8)
+        if not raw.too_long:
+            assert raw.data == content
