@@ -1,7 +1,15 @@
-"""The live loop's card size: measured on the card edges of cards the recogniser is sure of.
+"""The card's size in the frame, estimated in one place (:class:`CardSize`).
 
-Why not the sure reads' quads themselves: most quads of a trick are *built* at the expected
-card size (outline and corner rectangles, the briscola extended from its visible part), so a
+Everything that needs the card's size (the finder cutting quads and splitting tricks, the
+stock-card search, the photo reader's and the live loop's searches for a size, the tracker's
+distances) reads it here.  Its sources, strongest first: the layout (a fixed card height); the
+card edges of sure reads (:class:`EdgeSizes`, the live loop); quads the recogniser confirmed,
+or a size a caller assumes to try it; single printed cards' blobs, until a card is confirmed;
+a fraction of the frame height.  The size the outline splitter fitted to a trick's edges
+(:class:`SizeMemo`) and the tracker's size of recent reads (:class:`ReadSizes`) live here too.
+
+**Edges, not quads.**  Why not the sure reads' quads themselves: most quads of a trick are
+*built* at the expected card size (outline and corner rectangles, the briscola extended from its visible part), so a
 sure read of one only confirms the size it was built with, and a sure read of a badly cut
 quad moves it.  Measured on a simulated deal (briscola-2 seed 2, Napoletane print of aspect
 1.38 on the check cloth): learning from the quads let the size wander from 73x102 px to
@@ -12,8 +20,8 @@ of ``vision_e2e.py`` (the low-resolution prints' soft edges read ~3% small), so 
 follows the cards whatever their aspect (Italian and French prints run from 1.35 to 1.75).
 
 The size is the median of the last ``window`` measurements: one odd card (a quad over two
-cards whose outer edges happen to fit) does not move it.  Until a card has been measured the
-caller keeps its own guess (blob shapes, size priors, sure reads' quads).
+cards whose outer edges happen to fit) does not move it.  Until a card has been measured,
+:class:`CardSize` keeps its guess (blob shapes, size priors, sure reads' quads).
 
 **Before the first measurement** the quads are cut at that guess, and a guess far off (the
 first sure read was an arm, or a card held up near the camera) cuts every card's quad so wrong
@@ -35,7 +43,9 @@ check cloth's squares.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
@@ -43,10 +53,132 @@ import numpy.typing as npt
 from referee.vision.detections import FloatArray, Image
 from referee.vision.refine import measured_sizes, white_gains, white_margin
 
+if TYPE_CHECKING:
+    from referee.vision.finder.config import FinderConfig
+
+#: (short, long) card side
+Size = tuple[float, float]
+
 
 @dataclass
-class CardSizeModel:
-    """``model.update(image, sure_quads)`` -> (short, long) in image px, or None until measured."""
+class CardSize:
+    """The card size (short, long) in image px: ``size`` once anything gave one.
+
+    ``expected(...)`` is the size to cut quads at this frame (work px), ``observe(quads,
+    image)`` learns from sure reads, ``reset()`` forgets it all (a new table, another photo).
+    """
+
+    size: Size | None = None
+    #: the size came from confirmed cards (or an assumed size): trust it over blob shapes
+    observed: bool = False
+    edges: EdgeSizes = field(default_factory=lambda: EdgeSizes())  # measured on card edges (live)
+    fitted: SizeMemo = field(default_factory=lambda: SizeMemo())  # fitted to a trick's outlines
+
+    @property
+    def measured(self) -> bool:
+        """Whether the size has been measured on a card's edges, not only taken from quads."""
+        return self.edges.size is not None
+
+    def reset(self) -> None:
+        self.size = None
+        self.observed = False
+        self.fitted = SizeMemo()
+        self.edges.reset()
+
+    def expected(
+        self, frame_height: int, scale: float, cfg: FinderConfig, blobs: Callable[[], list[Size]]
+    ) -> Size:
+        """Card (short, long) side in work px (image px times ``scale``): the layout's, else
+        confirmed cards', else single card blobs' (``blobs()``: their sizes in work px, asked
+        only until a card is confirmed), else a fraction of the frame height."""
+        if cfg.card_height is not None:
+            long_ = cfg.card_height * scale
+            return long_ / 1.6, long_
+        if not self.observed:
+            measured = blobs()
+            if measured:
+                s, l_ = np.median(np.array(measured), axis=0)
+                size = (float(s) / scale, float(l_) / scale)
+                # smooth: one odd blob must not resize everything
+                self.size = size if self.size is None else _blend(self.size, size, 0.7)
+        if self.size is not None:
+            return self.size[0] * scale, self.size[1] * scale
+        long_ = cfg.default_height_frac * frame_height * scale
+        return long_ / 1.6, long_
+
+    def observe(self, quads: FloatArray, image: Image | None, aspect_range: tuple[float, float]) -> bool:
+        """Learn the size from quads the classifier confirmed as cards (image px).
+
+        With ``image`` (the live loop) the size is measured on the card edges under the quads
+        (a quad built at the expected size cannot confirm that size); once a card has been
+        measured so, quads alone no longer move it.  Without, or until then, quads of a card's
+        shape (a sure read of a badly cut quad must not set the size) are blended in.  Returns
+        whether the size was learned from them.
+        """
+        q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
+        if image is not None:
+            measured = self.edges.update(image, q)
+            if measured is not None:
+                self.size, self.observed = measured, True
+                return True
+        a = np.linalg.norm(q[:, 1] - q[:, 0], axis=1)
+        b = np.linalg.norm(q[:, 2] - q[:, 1], axis=1)
+        short, long_ = np.minimum(a, b), np.maximum(a, b)
+        lo, hi = aspect_range
+        ok = (short > 0) & (long_ >= lo * short) & (long_ <= min(hi, 2.0) * short)
+        if not ok.any():
+            return False
+        size = (float(np.median(short[ok])), float(np.median(long_[ok])))
+        self.size = size if not self.observed or self.size is None else _blend(self.size, size, 0.3)
+        self.observed = True
+        return True
+
+
+def prior_quad(shape: tuple[int, ...], frac: float) -> FloatArray:
+    """A card-shaped quad whose long side is ``frac`` of the frame height: a size to try
+    (:meth:`CardSize.observe` it) when nothing has given one."""
+    h = frac * shape[0]
+    w = h / 1.6
+    return np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float32)
+
+
+def _blend(old: Size, new: Size, w: float) -> Size:
+    return (1 - w) * old[0] + w * new[0], (1 - w) * old[1] + w * new[1]
+
+
+@dataclass
+class SizeMemo:
+    """The card size the outline splitter fitted on an earlier frame (work px), reused while
+    the expected size it was fitted from stays within 10%: fitting costs several times the
+    rest of the split."""
+
+    expected: Size | None = None
+    fitted: Size | None = None
+
+    def lookup(self, short: float, long_: float) -> Size | None:
+        if self.expected is None or abs(self.expected[1] - long_) > 0.1 * long_:
+            return None
+        return self.fitted
+
+
+class ReadSizes:
+    """The tracker's card size: the median long side of the last ``window`` reads (px), 0.0
+    before any."""
+
+    def __init__(self, window: int = 300) -> None:
+        self._sizes: deque[float] = deque(maxlen=window)
+        self.size = 0.0
+
+    def add(self, long_sides: Iterable[float]) -> float:
+        """Take this frame's reads' long sides; returns :attr:`size`."""
+        self._sizes.extend(float(v) for v in long_sides)
+        self.size = float(np.median(self._sizes)) if self._sizes else 0.0
+        return self.size
+
+
+@dataclass
+class EdgeSizes:
+    """``edges.update(image, sure_quads)`` -> (short, long) in image px, or None until measured."""
 
     #: measurements the median runs over (a few cards' worth: each card is measured once
     #: while it lies still)

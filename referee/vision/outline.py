@@ -25,6 +25,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from referee.vision.card_size import SizeMemo
+
 FloatArray = npt.NDArray[np.float32]
 Mask = npt.NDArray[np.uint8]
 Image = npt.NDArray[np.uint8]
@@ -54,20 +56,6 @@ class OutlineConfig:
     size_angles: int = 2
     #: best rectangles kept per angle and orientation
     per_angle: int = 4
-
-
-@dataclass
-class SizeMemo:
-    """The card size fitted on an earlier frame (work px), reused while the expected size it
-    was fitted from stays within 10%: fitting costs several times the rest of the split."""
-
-    expected: tuple[float, float] | None = None
-    fitted: tuple[float, float] | None = None
-
-    def lookup(self, short: float, long_: float) -> tuple[float, float] | None:
-        if self.expected is None or abs(self.expected[1] - long_) > 0.1 * long_:
-            return None
-        return self.fitted
 
 
 def outline_quads(

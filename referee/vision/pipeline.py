@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from referee.cards import BACK
+from referee.vision.card_size import prior_quad
 from referee.vision.detections import BoolArray, Detections, FloatArray, Image
 from referee.vision.finder import CardFinder, FinderConfig, portrait_order, rectify
 from referee.vision.stock_card import stock_card_quads
@@ -149,7 +150,7 @@ class FramePipeline:
         best = first
         for frac in priors:
             self.finder.reset()
-            self.finder.observe(_portrait_box(image.shape, frac))
+            self.finder.observe(prior_quad(image.shape, frac))
             again = self.process(image)
             if float(again.confidence[again.confidence >= sure].sum()) > float(best.confidence[best.confidence >= sure].sum()):
                 best = again
@@ -244,13 +245,6 @@ def _with_stock_card(dets: Detections, stock: Detections) -> Detections:
         crops=[*dets.crops, *stock.crops],
         group=np.concatenate([dets.group, stock.group + first]),
     )
-
-
-def _portrait_box(shape: tuple[int, ...], frac: float) -> FloatArray:
-    """A card-shaped quad whose long side is ``frac`` of the frame height (a size prior)."""
-    h = frac * shape[0]
-    w = h / 1.6
-    return np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float32)
 
 
 def _merge(a: Detections, b: Detections) -> Detections:

@@ -13,7 +13,7 @@ import numpy.typing as npt
 import pytest
 
 from referee.rules import Referee
-from referee.vision.card_size import CardSizeModel
+from referee.vision.card_size import EdgeSizes
 from referee.vision.detections import Detections
 from referee.vision.finder import CardFinder, FinderConfig
 from referee.vision.simulator import CameraSpec, CardSpec, SceneSpec, render_scene
@@ -83,7 +83,7 @@ def test_without_the_frame_the_quads_shape_is_blended_in_as_before() -> None:
 
 def test_a_card_lying_still_is_measured_once_and_the_median_ignores_one_odd_card() -> None:
     image, truth = _card_on_cloth(NAPOLETANE)
-    model = CardSizeModel()
+    model = EdgeSizes()
     first = model.update(image, truth[None])
     assert first is not None and len(model._sizes) == 1
     model.update(image, truth[None])
@@ -147,9 +147,9 @@ def test_before_any_measurement_cards_cut_at_a_far_wrong_size_are_measured_resca
     image, truth = _two_cards_on_cloth()
     short, long_ = _sides(truth[0])
     cut = np.stack([_scaled(t, factor, corner=corner) for t in truth])
-    plain = CardSizeModel(bootstrap_scales=())
+    plain = EdgeSizes(bootstrap_scales=())
     assert plain.update(image, cut) is None and plain.update(image, cut) is None  # out of the fit's reach
-    model = CardSizeModel()
+    model = EdgeSizes()
     assert model.update(image, cut) is None  # first seen: moving, perhaps in a hand
     size = model.update(image, cut)  # lying still
     assert size is not None
@@ -158,7 +158,7 @@ def test_before_any_measurement_cards_cut_at_a_far_wrong_size_are_measured_resca
 
 def test_one_card_measured_rescaled_is_not_enough() -> None:
     image, truth = _two_cards_on_cloth()
-    model = CardSizeModel()
+    model = EdgeSizes()
     cut = _scaled(truth[0], 1.4)[None]
     for _ in range(4):
         assert model.update(image, cut) is None
@@ -166,7 +166,7 @@ def test_one_card_measured_rescaled_is_not_enough() -> None:
 
 
 def test_rescaled_fits_that_disagree_are_not_taken() -> None:
-    model = CardSizeModel()
+    model = EdgeSizes()
     model._pending += [(55.0, 99.0, 100.0, 100.0), (70.0, 125.0, 400.0, 100.0)]
     blank = np.full((720, 1280, 3), 90, np.uint8)  # no edges anywhere: nothing fits at any scale
     quad = np.array([[[600, 300], [670, 300], [670, 420], [600, 420]]], np.float32)
@@ -175,7 +175,7 @@ def test_rescaled_fits_that_disagree_are_not_taken() -> None:
 
 def test_once_a_card_is_measured_rescaled_fits_are_not_tried() -> None:
     image, truth = _two_cards_on_cloth()
-    model = CardSizeModel()
+    model = EdgeSizes()
     first = model.update(image, truth[:1])
     assert first is not None
     cut = np.stack([truth[0], _scaled(truth[1], 1.5)])

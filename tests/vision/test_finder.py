@@ -85,7 +85,7 @@ def test_card_size_is_learned_from_single_cards() -> None:
     rng = np.random.default_rng(6)
     finder = CardFinder()
     finder.find(make_scene(random_cards(rng, 3, height=120), rng, "felt")[0])
-    assert finder._card_size is not None and abs(finder._card_size[1] - 120) < 12
+    assert finder.card_size is not None and abs(finder.card_size[1] - 120) < 12
 
 
 @pytest.mark.parametrize("bad", [np.zeros((720, 1280), np.uint8), np.zeros((720, 1280, 3), np.float32), "x"])

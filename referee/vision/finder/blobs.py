@@ -6,6 +6,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from referee.vision.card_size import SizeMemo
 from referee.vision.detections import FloatArray, Image
 from referee.vision.finder.config import FinderConfig
 from referee.vision.finder.corners import corner_hypotheses
@@ -13,7 +14,7 @@ from referee.vision.finder.hypothesis import Hypothesis
 from referee.vision.finder.quad import Contour, corner_gap, four_corners, rect, touches
 from referee.vision.finder.segmentation import Mask
 from referee.vision.finder.split_cache import SplitCache
-from referee.vision.outline import SizeMemo, outline_quads
+from referee.vision.outline import outline_quads
 
 
 def blob_hypotheses(

@@ -4,13 +4,14 @@ between frames (see the package docstring for the method)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from referee.errors import RefereeError
-from referee.vision.card_size import CardSizeModel
+from referee.vision.card_size import CardSize
 from referee.vision.detections import Detections, FloatArray, Image
 from referee.vision.finder.blobs import blob_hypotheses
 from referee.vision.finder.config import FinderConfig
@@ -26,7 +27,6 @@ from referee.vision.finder.segmentation import (
     whiteness,
 )
 from referee.vision.finder.split_cache import SplitCache
-from referee.vision.outline import SizeMemo
 from referee.vision.refine import RefineCache, RefineConfig, refine_quads, white_gains
 
 
@@ -38,16 +38,13 @@ class FrameError(RefereeError, ValueError):
 class CardFinder:
     """``CardFinder().find(bgr_image) -> Detections`` (quads in image px, crops, groups).
 
-    Keeps a running estimate of the card size between frames (cards do not change size).
+    Keeps the card size between frames (cards do not change size): :class:`CardSize`.
     """
 
     config: FinderConfig = field(default_factory=FinderConfig)
-    _card_size: tuple[float, float] | None = None  # (short, long) in full-frame px
-    _observed: bool = False  # the size came from classified cards: trust it over blob shapes
-    _fitted: SizeMemo = field(default_factory=SizeMemo)  # the size fitted to a trick's outlines
+    sizes: CardSize = field(default_factory=CardSize)
     _splits: SplitCache = field(default_factory=lambda: SplitCache())
     _refined: RefineCache = field(default_factory=RefineCache)
-    _sizes: CardSizeModel = field(default_factory=CardSizeModel)  # measured on card edges (live)
     #: the last frame's hypothesis kinds by quad centre (rounded image px): diagnostics
     last_kinds: dict[tuple[int, int], str] = field(default_factory=dict)
 
@@ -67,12 +64,13 @@ class CardFinder:
             raw = binarize(white, thr)
             mask = fill_holes(raw)
             if i == 0:
-                short, long_ = self._expected_size(image, raw, mask, scale)
+                blobs = partial(_single_card_sizes, raw, mask, cfg)  # asked only while unconfirmed
+                short, long_ = self.sizes.expected(image.shape[0], scale, cfg, blobs)
             k = min(25, max(3, round(cfg.open_frac * short))) | 1  # capped: an ellipse's cost grows as k^2
             kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
             opened = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), np.uint8)
-            known = self._card_size is not None or cfg.card_height is not None
-            fit = None if self._observed else self._fitted
+            known = self.sizes.size is not None or cfg.card_height is not None
+            fit = None if self.sizes.observed else self.sizes.fitted
             self._splits.pass_no = i
             more = blob_hypotheses(opened, short, long_, self._split_config(), known, focus_work, white, fit, self._splits)
             more += thin_card_hypotheses(mask, short, long_, more, first_group=len(more))
@@ -94,10 +92,10 @@ class CardFinder:
         if strips.any() and not (cfg.refine is not None and (cfg.refine_live or not cfg.split_when_still)):
             # a strip gives a card's edge, not where along it the card lies: its sides are fitted
             quads[strips] = refine_quads(image, quads[strips], white_gains(small), cfg.saturation_weight,
-                                         cfg.refine or RefineConfig(), self._card_size)[0]
+                                         cfg.refine or RefineConfig(), self.sizes.size)[0]
         if cfg.refine is not None and (cfg.refine_live or not cfg.split_when_still):
             raw = quads
-            quads = self._refined.refine(image, quads, white_gains(small), cfg.saturation_weight, cfg.refine, self._card_size)
+            quads = self._refined.refine(image, quads, white_gains(small), cfg.saturation_weight, cfg.refine, self.sizes.size)
             keep_raw = cfg.keep_unrefined if cfg.keep_unrefined is not None else cfg.upper_threshold
             if keep_raw:
                 quads, groups = _with_unrefined(quads, raw, groups)
@@ -111,79 +109,37 @@ class CardFinder:
         the pinochle photos: precision 87% -> 79%), so it splits by corners only until a read
         card gives the size (``FramePipeline.process_still`` looks again then)."""
         cfg = self.config
-        if cfg.split == "corners" or self._observed or cfg.card_height is not None or cfg.split_when_still:
+        if cfg.split == "corners" or self.sizes.observed or cfg.card_height is not None or cfg.split_when_still:
             return cfg
         return replace(cfg, split="corners")
 
     def reset(self) -> None:
         """Forget the card size (a new table, or an unrelated photo)."""
-        self._card_size = None
-        self._observed = False
-        self._fitted = SizeMemo()
+        self.sizes.reset()
         self._splits = SplitCache()
         self._refined = RefineCache()
-        self._sizes.reset()
 
     @property
     def observed(self) -> bool:
         """Whether the card size comes from cards the recogniser confirmed."""
-        return self._observed
+        return self.sizes.observed
 
     @property
     def measured(self) -> bool:
         """Whether the size has been measured on a card's edges (``card_size.py``), not only
         taken from quads."""
-        return self._sizes.size is not None
+        return self.sizes.measured
 
     @property
     def card_size(self) -> tuple[float, float] | None:
         """(short, long) card side in image pixels, once measured."""
-        return self._card_size
+        return self.sizes.size
 
     def observe(self, quads: FloatArray, image: Image | None = None) -> bool:
-        """Learn the card size from quads the classifier confirmed as cards (image px).
-
-        With ``image`` (the live loop) the size is measured on the card edges under the quads
-        (``card_size.py``: a quad built at the expected size cannot confirm that size); once
-        a card has been measured so, quads alone no longer move it.  Without, or until then,
-        quads of a card's shape (a sure read of a badly cut quad must not set the size) are
-        blended in.  Returns whether the size was learned from them.
-        """
-        q = np.asarray(quads, np.float32).reshape(-1, 4, 2)
-        if image is not None:
-            measured = self._sizes.update(image, q)
-            if measured is not None:
-                self._card_size, self._observed = measured, True
-                return True
-        a = np.linalg.norm(q[:, 1] - q[:, 0], axis=1)
-        b = np.linalg.norm(q[:, 2] - q[:, 1], axis=1)
-        short, long_ = np.minimum(a, b), np.maximum(a, b)
-        lo, hi = self.config.aspect_range
-        ok = (short > 0) & (long_ >= lo * short) & (long_ <= min(hi, 2.0) * short)
-        if not ok.any():
-            return False
-        size = (float(np.median(short[ok])), float(np.median(long_[ok])))
-        self._card_size = size if not self._observed or self._card_size is None else _blend(self._card_size, size, 0.3)
-        self._observed = True
-        return True
-
-    def _expected_size(self, image: Image, raw: Mask, mask: Mask, scale: float) -> tuple[float, float]:
-        """Card (short, long) side in work px: layout, else confirmed cards, else single blobs."""
-        cfg = self.config
-        if cfg.card_height is not None:
-            long_ = cfg.card_height * scale
-            return long_ / 1.6, long_
-        if not self._observed:
-            measured = _single_card_sizes(raw, mask, cfg)
-            if measured:
-                s, l_ = np.median(np.array(measured), axis=0)
-                size = (float(s) / scale, float(l_) / scale)
-                # smooth: one odd blob must not resize everything
-                self._card_size = size if self._card_size is None else _blend(self._card_size, size, 0.7)
-        if self._card_size is not None:
-            return self._card_size[0] * scale, self._card_size[1] * scale
-        long_ = cfg.default_height_frac * image.shape[0] * scale
-        return long_ / 1.6, long_
+        """Learn the card size from quads the classifier confirmed as cards (image px), with
+        ``image`` (the live loop) measured on the card edges under them
+        (:meth:`CardSize.observe`).  Returns whether the size was learned from them."""
+        return self.sizes.observe(quads, image, self.config.aspect_range)
 
 
 def _with_unrefined(refined: FloatArray, raw: FloatArray, groups: npt.NDArray[np.int32]) -> tuple[FloatArray, npt.NDArray[np.int32]]:
@@ -198,10 +154,6 @@ def _with_unrefined(refined: FloatArray, raw: FloatArray, groups: npt.NDArray[np
 def _key(quad: FloatArray) -> tuple[int, int]:
     centre = np.asarray(quad, np.float32).reshape(4, 2).mean(axis=0)
     return round(float(centre[0])), round(float(centre[1]))
-
-
-def _blend(old: tuple[float, float], new: tuple[float, float], w: float) -> tuple[float, float]:
-    return (1 - w) * old[0] + w * new[0], (1 - w) * old[1] + w * new[1]
 
 
 def _check_frame(image: object) -> None:

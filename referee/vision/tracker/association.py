@@ -31,8 +31,7 @@ class Association(Evidence):
         ) if len(dets) else np.zeros(0)
         points = [(float(c[0]), float(c[1])) for c in centres]
         angles = long_side_angles(dets.quad)
-        self._sizes.extend(float(v) for v in sizes)
-        self._size = float(np.median(self._sizes)) if self._sizes else 0.0
+        self._size = self._sizes.add(sizes)
         used_d = {di for di in range(len(dets))
                   if self._absorbed((*points[di], angles[di]), t, top_reads(dets, di)[0])}
         pairs: list[tuple[float, int, int]] = []

@@ -4,12 +4,12 @@ the seat of a spot, whether a card is still possible, whether a centre is in the
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from referee.vision.card_size import ReadSizes
 from referee.vision.tracker.config import TrackerConfig
 from referee.vision.tracker.rules_view import RulesView
 from referee.vision.tracker.track import Point, Track
@@ -34,7 +34,7 @@ class TrackerBase:
         self.tracks: list[Track] = []
         self._next_id = 0
         #: long sides of recent reads: the card size (a quad spanning two cards is no measure)
-        self._sizes: deque[float] = deque(maxlen=300)
+        self._sizes = ReadSizes(window=300)
         self._size = 0.0
         self._now = 0.0  # time of the latest frame
         #: still cards in the play area that never became plays (unreadable, lost): evidence
