@@ -23,7 +23,7 @@ def test_outbox_resumes_after_the_last_acknowledged_record(tmp_path: Path) -> No
     assert [(m, s) for _, m, s, _, _ in rows][:2] == [(first, 1), (first, 2)]
     outbox.save_acked({first: 4})
     resumed = outbox.after(outbox.first_unacked_rowid())
-    assert [(m, s) for _, m, s, _, _ in resumed][0] == (first, 5)
+    assert resumed[0][1:3] == (first, 5)
     outbox.save_acked({first: 3})  # an older save never moves it back
     assert outbox.acked() == {first: 4}
     assert outbox.last_seqs() == {first: len(list(store.records(first)))}
