@@ -189,3 +189,24 @@ def test_run_without_picamera2_suggests_a_config_key_not_a_flag_it_lacks(
     config.write_text(f'state_dir = "{tmp_path / "state"}"\n')
     assert main(["run", "--config", str(config), "--no-hardware"]) == EXIT_INPUT
     assert 'camera.source = "usb:0" in the config of `referee run`' in capsys.readouterr().err
+
+
+def test_a_record_from_before_sources_were_kept_resumes_where_it_was(tmp_path: Path) -> None:
+    events = random_match_events("briscola-4", seed=15)
+    log = write_jsonl(tmp_path / "m.jsonl", events)
+    state = tmp_path / "state"
+    state.mkdir()
+    with sqlite3.connect(state / "matches.sqlite") as conn:  # the first release's schema
+        conn.executescript(
+            "CREATE TABLE matches (id INTEGER PRIMARY KEY, started REAL NOT NULL, game TEXT NOT NULL,"
+            " config TEXT NOT NULL, ended REAL);"
+            "CREATE TABLE records (match_id INTEGER NOT NULL, seq INTEGER NOT NULL, t REAL NOT NULL,"
+            " kind TEXT NOT NULL, body TEXT NOT NULL, source_pos INTEGER, PRIMARY KEY (match_id, seq));"
+            "INSERT INTO matches VALUES (1, 0, 'briscola-4', '{}', NULL);")
+        for line, event in enumerate(events[:10], start=1):
+            conn.execute("INSERT INTO records VALUES (1, ?, 0, 'event', ?, ?)", (line, json.dumps(event), line))
+    assert _run(log, state) == 0
+    with MatchStore.open(state) as store:
+        (match,) = store.matches()
+        assert store.events(match.id) == events and match.ended is not None
+        assert store.match_source(match.id) is None  # not invented after the fact
