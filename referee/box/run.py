@@ -166,9 +166,8 @@ class Runner:
         return 0
 
     def _frames_flowing(self) -> None:
-        if self.box.fault_screen is not None and not self.retries and self.clock() < self.fault_until:
-            pass  # the start-up fault stays lit a while
-        elif self.retries or self.box.fault_screen is not None:
+        start_fault_lit = not self.retries and self.clock() < self.fault_until
+        if (self.retries or self.box.fault_screen is not None) and not start_fault_lit:
             log.info("frames are back after %d retries", self.retries)
             self.retries = 0
             self.box.fault_cleared()
