@@ -14,6 +14,7 @@ cards already on the table and does not report them as new plays.
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -119,6 +120,10 @@ class VisionFeed:
         except EndOfSource:
             self.finished = True
             return None
+        except CameraError:
+            raise
+        except Exception as exc:  # a driver's RuntimeError, anything: the camera-fault path
+            raise CameraError(f"{getattr(self.source, 'name', 'camera')}: {type(exc).__name__}: {exc}") from exc
 
     def _analysed(self, frame: Any) -> bool:
         """Whether ``frame`` is due for analysis under ``max_fps`` (a clock that went back,
@@ -129,13 +134,21 @@ class VisionFeed:
         return True
 
     def _items(self, frame: Any) -> list[FeedItem]:
+        from referee.vision.finder import FrameError
+
         items: list[FeedItem] = []
-        while self.timed and self.timed[0][0] <= frame.t + 1e-9:
-            _, event = self.timed.pop(0)
+        due = list(itertools.takewhile(lambda te: te[0] <= frame.t + 1e-9, self.timed))  # sorted by time
+        self.timed = self.timed[len(due):]
+        for _, event in due:
             if event.get("event") == "deal":
                 self.tracker.reset()  # nothing on the table belongs to the new deal
             items.append(FeedItem(dict(event), frame.index))
-        for event in self.vision.update(frame.image, frame.t):
+        try:
+            plays = self.vision.update(frame.image, frame.t)
+        except FrameError as exc:  # a frame no card can be found in (1x1, not BGR): a camera fault
+            self.timed = due + self.timed  # the operator's events come with the next good frame
+            raise CameraError(f"frame {frame.index}: {exc}") from exc
+        for event in plays:
             if self._adopted(event):
                 continue
             items.append(FeedItem(event, frame.index))

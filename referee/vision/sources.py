@@ -399,6 +399,14 @@ class TimeoutSource(FrameSource):
             item: Frame | BaseException | None
             try:
                 item = self.inner.read()
+            except Exception as exc:
+                if not isinstance(exc, EndOfSource):
+                    # a driver's RuntimeError (or any failure) is a camera fault, never the end:
+                    # the reader sees the source degraded and the pump tries again
+                    self.inner.last_error = f"{self.name}: {type(exc).__name__}: {exc}"
+                    self._stop.wait(min(self.timeout_s, 0.5))
+                    continue
+                item = exc
             except BaseException as exc:  # handed to the reader, who decides
                 item = exc
             if item is None:
@@ -455,11 +463,10 @@ def open_source(spec: str | int | None, **kwargs: Any) -> FrameSource:
     if text == "sim" or text.startswith("sim:"):
         parts = text.split(":")
         game = parts[1] if len(parts) > 1 and parts[1] else "briscola-4"
-        try:
-            seed = int(parts[2]) if len(parts) > 2 else 0
-        except ValueError as exc:
-            raise CameraError(f"bad simulator seed in {text!r} (expected sim:GAME:SEED)") from exc
-        return SimulatorSource(game, seed, **kwargs)
+        seed_text = parts[2] if len(parts) > 2 else "0"
+        if not (seed_text.isascii() and seed_text.isdigit()):
+            raise CameraError(f"bad simulator seed in {text!r} (expected sim:GAME:SEED, SEED a whole number >= 0)")
+        return SimulatorSource(game, int(seed_text), **kwargs)
     path = Path(text)
     if path.is_dir() or any(c in text for c in "*?[") or path.suffix.lower() in IMAGE_SUFFIXES:
         return ImageFolderSource(text, **kwargs)
