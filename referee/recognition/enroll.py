@@ -36,6 +36,7 @@ from referee.recognition.classifier import CardClassifier
 from referee.recognition.enroll_check import NameCheck, check_names
 from referee.recognition.enroll_fit import fit
 from referee.recognition.enrollment import Enrollment
+from referee.recognition.preprocess import MIN_SIDE, check_crop
 from referee.recognition.rectify import cut_card, cut_card_in_box
 
 U8 = npt.NDArray[np.uint8]
@@ -72,7 +73,8 @@ def run(args: argparse.Namespace) -> int:
     if args.grid:
         samples = _grid_samples(deck, args)
     else:
-        samples = layout_crops(args.layout, args.photos) if args.layout else named_crops(args.photos)
+        samples = layout_crops(args.layout, args.photos) if args.layout else named_crops(args.photos, deck)
+    usable(samples, args.photos)
     crops, codes = [c for c, _, _ in samples], [code for _, code, _ in samples]
     enrollment, _ = checked_enroll(clf, samples, _expected(deck, args), args.force)
     enrollment.save(args.out)
@@ -86,6 +88,18 @@ def run(args: argparse.Namespace) -> int:
     if missing:
         print(f"not enrolled (base model only): {' '.join(missing)}", file=sys.stderr)
     return 0
+
+
+def usable(samples: Sequence[Named], folder: Path) -> None:
+    """Every card cut from the photos must be big enough to read; else a ConfigError naming
+    the photo (not the crop's place in the batch, which the club cannot find)."""
+    for crop, _, name in samples:
+        try:
+            check_crop(crop)
+        except BadCardError as exc:
+            raise ConfigError(f"--photos {folder}: {name}: the card cut from it is unusable "
+                              f"({str(exc).removeprefix('crop 0: ')}; at least {MIN_SIDE} px a side): "
+                              "photograph the card larger") from exc
 
 
 def _expected(deck: str, args: argparse.Namespace) -> list[str] | None:
@@ -153,15 +167,27 @@ def enroll(clf: CardClassifier, crops: Sequence[U8], codes: Sequence[str]) -> En
     return fit(prototypes, clf, [*crops, *turned], [*codes, *codes])
 
 
-def _code_of(path: Path) -> str:
-    """``coppe_3-2.jpg`` -> ``coppe_3``; ``back.jpg`` -> ``back``; else raise naming the file."""
+def photo_names(deck: str) -> str:
+    """What a photo of ``deck`` must be called, for messages."""
+    example = next(c for c in RECOGNISER_LABELS[deck] if c != BACK)
+    return (f"by a card code of the {deck} deck and an image suffix ({', '.join(IMAGE_SUFFIXES)}): "
+            f"{example}.jpg, {example}-2.jpg for a second shot, back.jpg for the back")
+
+
+def _code_of(path: Path, deck: str | None = None) -> str:
+    """``coppe_3-2.jpg`` -> ``coppe_3``; ``back.jpg`` -> ``back``; else raise naming the file
+    and what a valid name is (a code of ``deck`` when given)."""
     stem = path.stem.split("-")[0]
     if stem == BACK:
         return BACK
     try:
-        return parse_card(stem).code
+        code = parse_card(stem).code
     except BadCardError as exc:
-        raise BadCardError(f"{path}: file name is not a card code ({exc})") from exc
+        valid = photo_names(deck) if deck else "by a card code, e.g. coppe_3.jpg or 10H.jpg"
+        raise BadCardError(f"{path}: file name is not a card code ({exc}); name each photo {valid}") from exc
+    if deck is not None and code not in RECOGNISER_LABELS[deck]:
+        raise BadCardError(f"{path}: {code} is not a card of the {deck} deck; name each photo {photo_names(deck)}")
+    return code
 
 
 def _read(path: Path) -> U8:
@@ -172,12 +198,19 @@ def _read(path: Path) -> U8:
     return out
 
 
-def named_crops(folder: Path) -> list[Named]:
-    """One card per photo, named by its code."""
-    if not folder.is_dir():
+def named_crops(folder: Path, deck: str | None = None) -> list[Named]:
+    """One card per photo, named by its code (of ``deck`` when given); every name is checked
+    before any photo is read, so a slip is reported at once."""
+    if not folder.exists():
         raise ConfigError(f"--photos: no such folder {folder}")
+    if not folder.is_dir():
+        raise ConfigError(f"--photos: {folder} is a file, not a folder of card photos")
     files = sorted(p for p in folder.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
-    return [(cut_card(_read(p)), _code_of(p), p.name) for p in files]
+    if not files:
+        valid = photo_names(deck) if deck else "by a card code and an image suffix, e.g. coppe_3.jpg"
+        raise ConfigError(f"--photos: no photos in {folder}: one photo per card, named {valid}")
+    codes = [_code_of(p, deck) for p in files]
+    return [(cut_card(_read(p)), code, p.name) for p, code in zip(files, codes, strict=True)]
 
 
 def layout_crops(layout: Path, folder: Path) -> list[Named]:
