@@ -15,19 +15,17 @@ What the engine does for every game (games only answer the hooks of
 - turn order; an out-of-turn card stays as that seat's play and is reported (its cost is the
   game's :meth:`~referee.rules.game.Game.penalty`);
 - ``bad_card`` (not in the deck) and ``duplicate_card`` (more copies than the deck has): reported
-  and NOT recorded, since they are almost always misreads the operator will correct;
+  and NOT recorded, since they are almost always misreads the operator will correct
+  (:mod:`~referee.rules.violations`);
 - deferred obligations: a play's :class:`~referee.rules.tricks.Obligation` sets wait until the
   seat plays or shows a card in them, which proves the earlier play illegal; one violation per
-  play at most (the first obligation proven names the rule);
-- tricks, deal end, match scoring across deals, the highest-card dealer draw;
-- ``undo``: the last play (or declaration) is retracted by rebuilding from the events without
-  it, starting from the match as it was when that deal began.  Undo crosses deal boundaries:
-  right after a deal ended, even once the next ``deal`` event came, it retracts the last play
-  of the ended deal (the later deal's events, which that play made possible, are dropped).
-- a rebuild (undo, a declaration voided by a later play) is followed by a ``withdrawn`` call
-  for every violation the table was told of that no longer stands, and the ``violation`` call
-  again for every one that stands again, so that what was announced minus what was withdrawn
-  is always ``deal.violations``.
+  play at most (:mod:`~referee.rules.obligations`);
+- tricks, deal end, match scoring across deals, the highest-card dealer draw
+  (:mod:`~referee.rules.dealer_draw`);
+- ``undo`` and rebuilds (:mod:`~referee.rules.undo`): the last play (or declaration) is
+  retracted by replaying the events without it from the match as it was when that deal began,
+  across deal boundaries; after a rebuild (undo, a declaration voided by a later play) the
+  table is told which violations no longer stand (``withdrawn``) and which stand again.
 """
 
 from __future__ import annotations
@@ -36,16 +34,10 @@ import copy
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from referee.cards import Card, parse_card
-from referee.errors import BadCardError, RefereeError
-from referee.rules.calls import (
-    Call,
-    DealerCall,
-    RedrawCall,
-    TrickCall,
-    TurnCall,
-    ViolationCall,
-)
+from referee.cards import Card
+from referee.errors import RefereeError
+from referee.rules.calls import Call, TrickCall, TurnCall, ViolationCall
+from referee.rules.dealer_draw import dealer_draw
 from referee.rules.errors import EventError, PhaseError
 from referee.rules.events import (
     EVENT_TYPES,
@@ -290,41 +282,11 @@ class Referee:
     def _draw(self, ev: DrawEvent) -> list[Call]:
         if self.match is not None and self.match.outcome is None:
             raise PhaseError("the dealer is drawn before a match's first deal")
-        # A draw naming its game is from that game's deck: a foreign card is a misread, and a
-        # card the deck holds once cannot be drawn by two seats.  (Without "game" the last
-        # match's game is only a guess: the next match may be another game.)
-        named = get_game(ev.game) if ev.game else None
-        game_cls = named or (type(self.game) if self.game else None)
-        strengths: dict[str, int] = {}
-        drawn: dict[Card, str] = {}
-        for seat, code in ev.cards.items():
-            try:
-                card = parse_card(code)
-            except BadCardError as exc:
-                raise EventError(f"key 'cards', seat {seat!r}: {exc}") from None
-            if named is not None and deck_lookup(named.deck).get(code) is None:
-                raise EventError(
-                    f"key 'cards', seat {seat!r}: {code!r} is not a card of the "
-                    f"{named.deck.name} deck"
-                )
-            if card in drawn and named is not None and named.deck.copies == 1:
-                raise EventError(
-                    f"key 'cards', seat {seat!r}: {code} was already drawn by {drawn[card]}"
-                )
-            drawn[card] = seat
-            strengths[seat] = (game_cls or Game).draw_strength(card)
-        contenders = self._redraw or tuple(ev.cards)
-        missing = [s for s in contenders if s not in strengths]
-        if missing:
-            raise EventError(f"key 'cards': the redraw needs a card from {missing}")
-        top = max(strengths[s] for s in contenders)
-        best = tuple(s for s in contenders if strengths[s] == top)
-        if len(best) > 1:
-            self._redraw = best
-            return [RedrawCall(best)]
-        self._redraw = None
-        self._drawn_dealer = self._next_dealer = best[0]
-        return [DealerCall(best[0])]
+        outcome = dealer_draw(ev, type(self.game) if self.game else None, self._redraw)
+        self._redraw = outcome.redraw
+        if outcome.dealer is not None:
+            self._drawn_dealer = self._next_dealer = outcome.dealer
+        return [outcome.call()]
 
     # ------------------------------------------------------------- plays
     def _play(self, ev: PlayEvent) -> list[Call]:
