@@ -50,6 +50,7 @@ def test_demo_refuses_a_deck_that_does_not_fit_the_game(tmp_path: Path, capsys: 
 
 
 def test_simulated_operator_confirms_the_true_card_and_refuses_phantoms() -> None:
+    from referee.table.question import Question
     from referee.vision.simulator.operator import SimOperator
     from referee.vision.simulator.stages import RecordingReferee
     from referee.vision.simulator.video import PlayTruth
@@ -59,15 +60,15 @@ def test_simulated_operator_confirms_the_true_card_and_refuses_phantoms() -> Non
     ref.apply({"event": "play", "seat": "N", "card": "coppe_3"})
     plays = [PlayTruth("N", "coppe_3", 1.0, 1), PlayTruth("S", "spade_5", 2.0, 1), PlayTruth("N", "denari_2", 5.0, 2)]
     operator = SimOperator(plays, ref)
-    operator.ask({"call": "confirm", "seat": "S", "card": "spade_6"}, t=2.5)  # misread: S really laid spade_5
-    operator.ask({"call": "confirm", "seat": "N", "card": "coppe_3"}, t=2.5)  # N's card is already in
+    operator.ask(Question.from_call({"call": "confirm", "seat": "S", "card": "spade_6"}), t=2.5)  # misread: S really laid spade_5
+    operator.ask(Question.from_call({"call": "confirm", "seat": "N", "card": "coppe_3"}), t=2.5)  # N's card is already in
     assert operator.answers() == [{"event": "confirm", "card": "spade_5"}, {"event": "confirm", "accept": False}]
     assert operator.answers() == [] and operator.asked == 2 and operator.refused == 1
     # N's denari_2 was lost to a misread; asked about the card N has on the table now, the
     # operator names that one, and asked whether N played (missed), the oldest one missing.
     operator.plays.append(PlayTruth("N", "denari_5", 8.0, 3))
-    operator.ask({"call": "confirm", "seat": "N", "card": "denari_4"}, t=8.5)
-    operator.ask({"call": "confirm", "seat": "N", "card": None, "missed": True}, t=8.5)
+    operator.ask(Question.from_call({"call": "confirm", "seat": "N", "card": "denari_4"}), t=8.5)
+    operator.ask(Question.from_call({"call": "confirm", "seat": "N", "card": None, "missed": True}), t=8.5)
     assert operator.answers() == [{"event": "confirm", "card": "denari_5"}, {"event": "confirm", "card": "denari_2"}]
 
 
@@ -136,6 +137,7 @@ def test_the_demo_confirm_screen_says_why_a_sure_read_is_asked(tmp_path: Path) -
 
 
 def test_simulated_operator_knows_a_double_deck_card_laid_twice() -> None:
+    from referee.table.question import Question
     from referee.vision.simulator.operator import SimOperator
     from referee.vision.simulator.stages import RecordingReferee
     from referee.vision.simulator.video import PlayTruth
@@ -143,7 +145,7 @@ def test_simulated_operator_knows_a_double_deck_card_laid_twice() -> None:
     ref = RecordingReferee()
     ref.accepted.append({"event": "play", "seat": "W", "card": "10S"})  # W's first 10S, trick 1
     operator = SimOperator([PlayTruth("W", "10S", 1.0, 1), PlayTruth("W", "10S", 20.0, 3)], ref)
-    operator.ask({"call": "confirm", "seat": "W", "card": "10S"}, t=21.0)  # binocolo: two of each card
+    operator.ask(Question.from_call({"call": "confirm", "seat": "W", "card": "10S"}), t=21.0)  # binocolo: two of each card
     assert operator.answers() == [{"event": "confirm", "card": "10S"}] and operator.refused == 0
 
 

@@ -1,4 +1,4 @@
-"""Test doubles of the play tracker's side of :class:`referee.vision.arbiter.PlayArbiter`.
+"""Test doubles of the play tracker's side of :class:`referee.table.arbiter.PlayArbiter`.
 
 Shared by the arbiter's own tests (``tests/vision``) and the box's (``tests/box``); importable
 as ``tracker_doubles`` however pytest is started because ``[tool.pytest.ini_options]``

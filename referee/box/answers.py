@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from referee.rules import Referee
-from referee.vision.arbiter import PlayArbiter
+from referee.table.arbiter import PlayArbiter
 
 #: the ``answer`` value of a recorded "no, <seat> did not play"
 NO_PLAY = "no_play"

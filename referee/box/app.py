@@ -45,7 +45,12 @@ from referee.box.trust import MISSED_KEY, resume_trust
 from referee.errors import RefereeError
 from referee.rules import Referee, get_game
 from referee.rules.calls import ErrorCall
-from referee.vision.arbiter import PlayArbiter
+from referee.table.answer import Answer
+from referee.table.arbiter import PlayArbiter
+from referee.table.proposal import ProposalError, ProposedPlay
+from referee.table.question import Question
+from referee.table.refused import Refused
+from referee.table.session import TableSession, Told
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +77,9 @@ class Box:
     ) -> None:
         self.cfg, self.store, self.signals, self.display, self.clock = cfg, store, signals, display, clock
         self.lang = cfg.language
-        self.referee = Referee()
+        #: the table: the rules core and, once :meth:`attach_vision` gave it the camera's
+        #: tracker, the arbiter; the box applies each event itself (decide, record, tell)
+        self.session = TableSession(referee=Referee())
         self.match_id: int | None = None
         self.events_seen = 0  # events recorded in this match: the next one's export line
         self.pending: dict[str, Any] | None = None  # a play the camera is unsure of
@@ -80,10 +87,10 @@ class Box:
         self.candidates: list[str] = []  # the unsure play's card, then the tracker's alternatives
         self.candidate_at = 0  # the candidate the question shows now (right: the next one)
         self.menu: ContractMenu | DealCardMenu | None = None
-        #: the camera's plays go through the live loop's decisions (as in ``referee watch``)
+        #: the camera's plays go through the table session's arbiter (as in ``referee watch``)
         #: once :meth:`attach_vision` gave the box the play tracker; until then they are
         #: applied as they come, unsure ones confirmed with the buttons
-        self.arbiter: PlayArbiter | None = None
+        self.question: Question | None = None  # the arbiter's question on the display
         self.arbiter_pos: int | None = None  # source position of the camera play being decided
         #: answering "did <seat> play?": the card the operator names is recorded as missed by
         #: the camera, so the camera's trust can be derived from the record after a restart
@@ -101,6 +108,20 @@ class Box:
         self.last_tick: float | None = None
         self.warned = False
         self.timed_out = False
+
+    @property
+    def referee(self) -> Referee:
+        """The rules core of the table (replaced when the record is replayed)."""
+        return self.session.referee
+
+    @referee.setter
+    def referee(self, referee: Referee) -> None:
+        self.session.restore(referee)
+
+    @property
+    def arbiter(self) -> PlayArbiter | None:
+        """The camera's arbiter, once :meth:`attach_vision` gave the box the play tracker."""
+        return self.session.arbiter
 
     # -- match record ------------------------------------------------------------------
     def start(self) -> int | None:
@@ -132,8 +153,8 @@ class Box:
         vision feed's play tracker): questions about missed plays, out of turn called without
         asking only where the config opts in (``thresholds.trust_after_tricks``) and after that
         many whole tricks, nothing after the deal is over."""
-        self.arbiter = PlayArbiter(tracker, lambda: self.referee, self._arbiter_apply,
-                                   self.cfg.thresholds.confidence, self.cfg.thresholds.trust_after_tricks)
+        self.session = TableSession(tracker, referee=self.referee, confirm_below=self.cfg.thresholds.confidence,
+                                    trust_after=self.cfg.thresholds.trust_after_tricks, apply=self._arbiter_apply)
         self._resume_trust()
 
     def _resume_trust(self) -> None:
@@ -215,9 +236,13 @@ class Box:
     # -- camera plays through the arbiter -----------------------------------------------
     def _camera_play(self, event: dict[str, Any], source_pos: int | None) -> list[dict[str, Any]]:
         assert self.arbiter is not None
+        try:
+            play = ProposedPlay.from_event(event)
+        except ProposalError:  # not a play the camera could propose: the rules core says why
+            return self._apply(event, source_pos)
         self.arbiter_pos = source_pos
         t = event.get("t")
-        return self._arbiter_out(self.arbiter.camera([event], float(t) if isinstance(t, int | float) else self.arbiter.t))
+        return self._told(self.session.camera([play], float(t) if isinstance(t, int | float) else self.arbiter.t))
 
     def frame(self, t: float, pos: int | None = None) -> list[dict[str, Any]]:
         """A camera frame at time ``t`` (after its plays were handled): the arbiter's checks
@@ -226,11 +251,11 @@ class Box:
         referee's calls (none unless a queued play could go on)."""
         if self.arbiter is None:
             return []
-        self.arbiter.t = t  # events entered meanwhile (a deal) are noted at camera time
+        self.session.tick(t)  # events entered meanwhile (a deal) are noted at camera time
         if self.pending is not None or self.menu is not None or self.fault_screen is not None:
             return []  # the operator is busy with a question or a menu: one at a time
         self.arbiter_pos = pos
-        return self._arbiter_out(self.arbiter.camera([], t))
+        return self._told(self.session.camera([], t))
 
     def _arbiter_apply(self, event: dict[str, Any]) -> list[dict[str, Any]]:
         if self.naming_missed and event.get("confirmed"):  # the card the operator named
@@ -241,23 +266,28 @@ class Box:
     def _arbiter_saw(self, event: Mapping[str, Any], calls: Sequence[Mapping[str, Any]]) -> None:
         assert self.arbiter is not None
         if event.get("event") == "deal":  # nothing queued or asked belongs to the new deal
-            self.arbiter.clear()
+            self.session.clear()
             if self.pending is not None and self.pending.get("call") == "confirm":
                 self.pending = self.pending_pos = None
+                self.question = None
                 if isinstance(self.menu, PlayedCardMenu):
                     self.menu = None
-        self.arbiter.note(event, calls)
+        self.session.noted(event, calls)
 
-    def _arbiter_out(self, out: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The referee's calls from the arbiter's output; its questions go to the display."""
+    def _told(self, told: Told | Refused) -> list[dict[str, Any]]:
+        """The referee's calls from the session's output; its question goes to the display."""
+        if isinstance(told, Refused):
+            log.warning("%s", told.detail)
+            return []
         calls = []
-        for call in out:
-            if call["call"] == "confirm":
-                self._ask_question(call)
-            elif call["call"] == "error" and "line" not in call:  # an answer it could not use
+        for call in told.calls:
+            if call["call"] == "error" and "line" not in call:  # an answer it could not use
                 log.warning("%s", call.get("detail"))
             else:
                 calls.append(call)
+        if told.question is not None:
+            self.question = told.question
+            self._ask_question(told.question.to_call())
         return calls
 
     def _ask_question(self, call: dict[str, Any]) -> None:
@@ -295,18 +325,19 @@ class Box:
         self.menu = PlayedCardMenu(seat, get_game(self.cfg.game.name).deck, guess)
         self.display.show(self.menu.screen(self.lang))
 
-    def _answer(self, answer: dict[str, Any]) -> None:
+    def _answer(self, answer: Answer) -> None:
         """The operator's answer to the arbiter's question."""
         assert self.arbiter is not None
         self.arbiter_pos = self.pending_pos
-        question = self.pending
+        question, asked = self.pending, self.question
         self.naming_missed = question is not None and bool(question.get("missed"))
         self.pending = self.pending_pos = None
+        self.question = None
         self.signals.confirmed()
-        if question is not None and self.naming_missed and answer.get("accept") is False:
+        if question is not None and self.naming_missed and not answer.accept:
             self._record_no_play(str(question.get("seat")))
         try:
-            self._arbiter_out(self.arbiter.answer(answer))
+            self._told(self.session.answer(asked.id if asked is not None else None, answer))
         finally:
             self.naming_missed = False
         self._show_home()
@@ -489,7 +520,7 @@ class Box:
         if accept and card is None:
             card = self.candidates[self.candidate_at]
         if self.arbiter is not None and self.pending is not None and self.pending.get("call") == "confirm":
-            self._answer({"event": "confirm", "card": card} if accept else {"event": "confirm", "accept": False})
+            self._answer(Answer.named(str(card)) if accept else Answer.no())
             return
         event, pos = self.pending, self.pending_pos
         self.pending = self.pending_pos = None

@@ -1,14 +1,14 @@
 """The camera's earned trust survives a restart: it is derived again from the match record.
 
 Where the config opts in (``thresholds.trust_after_tricks = N``, default 0: never),
-:class:`~referee.vision.arbiter.PlayArbiter` calls an out-of-turn play without asking only
+:class:`~referee.table.arbiter.PlayArbiter` calls an out-of-turn play without asking only
 after N whole tricks in a row (no card the camera missed and the operator had to name). A box
 restarted mid-deal (power cut, ``kill -9``) built a fresh arbiter and asked again for N
 tricks. The record already holds what that count is made of, committed atomically with each
 event: the events with their calls (``trick`` ends a trick, ``deal`` starts the count again),
 and the plays the operator named after a "did <seat> play?" question, which the box records
 with ``"missed": true``. Replaying them through the
-arbiter's own :meth:`~referee.vision.arbiter.PlayArbiter.note` gives it the same state as an
+arbiter's own :meth:`~referee.table.arbiter.PlayArbiter.note` gives it the same state as an
 uninterrupted run, so the decision rule stays written once, in the arbiter.
 """
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from referee.vision.arbiter import PlayArbiter
+from referee.table.arbiter import PlayArbiter
 
 #: the recorded play's mark: the operator named this card after the camera missed it
 MISSED_KEY = "missed"

@@ -22,6 +22,7 @@ from typing import Any
 from referee.box.config import BoxConfig
 from referee.box.feed import FeedItem
 from referee.errors import CameraError, RefereeError
+from referee.table.proposal import ProposedPlay
 
 log = logging.getLogger(__name__)
 
@@ -148,23 +149,23 @@ class VisionFeed:
         except FrameError as exc:  # a frame no card can be found in (1x1, not BGR): a camera fault
             self.timed = due + self.timed  # the operator's events come with the next good frame
             raise CameraError(f"frame {frame.index}: {exc}") from exc
-        for event in plays:
-            if self._adopted(event):
+        for play in plays:
+            if self._adopted(play):
                 continue
-            items.append(FeedItem(event, frame.index))
+            items.append(FeedItem(play.to_event(), frame.index))
         # The frame itself last, after its plays: the box's frame tick then sees this frame's
         # table (a trick gathered short asks about the missing card even when no play follows).
         items.append(FeedItem(None, frame.index, frame.t))
         return [i for i in items if i.event is None or frame.index > self.skip]
 
-    def _adopted(self, event: dict[str, Any]) -> bool:
+    def _adopted(self, play: ProposedPlay) -> bool:
         """A recorded card seen again after a live resume (read as itself, or as the rules'
         fallback with the recorded card as its first alternative)."""
         if not self.adopt:
             return False
-        alternatives = event.get("alternatives") or []
-        seen = event.get("card") if event.get("card") in self.adopt else None
-        if seen is None and event.get("uncertain") and alternatives and alternatives[0] in self.adopt:
+        alternatives = play.alternatives
+        seen = play.card if play.card in self.adopt else None
+        if seen is None and play.uncertain and alternatives and alternatives[0] in self.adopt:
             seen = alternatives[0]
         if seen is None:
             return False

@@ -15,6 +15,7 @@ import numpy as np
 
 from referee.errors import RefereeError
 from referee.rules import Referee
+from referee.table.proposal import ProposedPlay
 from referee.vision.detections import Detections, FloatArray, Image
 from referee.vision.pipeline import FramePipeline, ReadCache, Recogniser, ZoneMap
 from referee.vision.tracker import PlayTracker, RefereeView, RulesView, TrackerConfig
@@ -44,8 +45,8 @@ class SeenCard:
 class LiveVision:
     """Frames in, play events out: the pipeline plus the tracker, over a rules-core view.
 
-    ``update(image, t, operator_events)`` returns the play events the camera saw (dicts for
-    ``Referee.apply``; unsure ones carry ``"uncertain": true`` and ``alternatives``).  With
+    ``update(image, t, operator_events)`` returns the plays the camera saw
+    (:class:`~referee.table.proposal.ProposedPlay`; unsure ones are ``uncertain``).  With
     ``apply_plays`` (the demo), it keeps its own :class:`~referee.rules.Referee` in step by
     applying the operator's events and its own plays, so the tracker's rules checks see the
     deal as it stands; ``referee watch`` passes its referee and applies plays itself, after
@@ -85,7 +86,7 @@ class LiveVision:
         tracker = PlayTracker(layout.seat_of, layout.zone_of, view, tracker_config, _play_spots(layout))
         return cls(pipeline, tracker, ref, apply_plays)
 
-    def update(self, image: Image, t: float, operator_events: Sequence[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
+    def update(self, image: Image, t: float, operator_events: Sequence[Mapping[str, Any]] = ()) -> list[ProposedPlay]:
         for event in operator_events:
             if event.get("event") == "play":
                 continue  # plays are what the camera must find by itself
@@ -102,8 +103,8 @@ class LiveVision:
         plays = self.tracker.update(dets, t)
         if self.apply_plays:
             for play in plays:
-                if play.get("correction") is None:  # a doubt about a play is the operator's to settle
-                    self._apply(play)
+                if play.correction is None:  # a doubt about a play is the operator's to settle
+                    self._apply(play.to_event())
         return plays
 
     def detect(self, image: Image) -> Detections:
@@ -148,7 +149,7 @@ class ReplayedVision(LiveVision):
         self._next = 0
         self._t = 0.0
 
-    def update(self, image: Image, t: float, operator_events: Sequence[Mapping[str, Any]] = ()) -> list[dict[str, Any]]:
+    def update(self, image: Image, t: float, operator_events: Sequence[Mapping[str, Any]] = ()) -> list[ProposedPlay]:
         self._t = t  # the image is not looked at (a replay's frames have none)
         return super().update(image, t, operator_events)
 

@@ -18,7 +18,7 @@ the frame time ``t``.  Besides the core's calls the loop prints:
 
 A play from a seat not on turn is asked about ("did the seat on turn play?") before it is
 called out of turn, unless ``--trust-after-tricks N`` lets a camera that saw N whole tricks in
-a row call it at once (see :mod:`referee.vision.arbiter`).
+a row call it at once (see :mod:`referee.table.arbiter`).
 
 Operator events (``deal``, ``confirm``, ``undo``, contracts...) come from ``--events FILE``
 (JSON Lines, followed as it grows, ``-`` for stdin); a ``sim:`` source without ``--events``
@@ -43,7 +43,11 @@ from typing import Any, TextIO
 from referee.captions import call_text
 from referee.errors import RefereeError
 from referee.rules import Referee, get_game
-from referee.vision.arbiter import NEVER_TRUSTED, PlayArbiter
+from referee.table.answer import Answer, AnswerError
+from referee.table.arbiter import NEVER_TRUSTED, PlayArbiter
+from referee.table.question import Question
+from referee.table.refused import Refused
+from referee.table.session import TableSession, Told
 from referee.vision.detections import Image
 from referee.vision.live import LiveVision
 
@@ -158,8 +162,10 @@ def _emit(lines: Sequence[Mapping[str, Any]]) -> None:
 
 
 class WatchLoop:
-    """Camera plays + operator events -> the referee; the decisions (confirmations, missed
-    plays, quiet after the deal) are :class:`~referee.vision.arbiter.PlayArbiter`'s."""
+    """Camera plays + operator events -> a :class:`~referee.table.session.TableSession` (the
+    rules core and the arbiter's decisions: confirmations, missed plays, quiet after the
+    deal); this loop adds what the camera alone knows: the deal dealt once the face-up
+    briscola is read, the camera's status, the video's captions."""
 
     def __init__(
         self,
@@ -171,10 +177,14 @@ class WatchLoop:
         trust_after: int = NEVER_TRUSTED,
     ) -> None:
         self.live = live
-        self.referee = referee
         self.game = game
         self.seats = list(seats)
-        self.arbiter = PlayArbiter(live.tracker, lambda: self.referee, self._apply, confirm_below, trust_after)
+        self.session = TableSession(live.tracker, referee=referee, confirm_below=confirm_below,
+                                    trust_after=trust_after)
+        self.session.listeners.append(self._heard)
+        #: the questions asked during the latest :meth:`step` or :meth:`camera` (the demo's
+        #: simulated operator answers them)
+        self.asked: list[Question] = []
         self.trump_votes: Counter[str] = Counter()
         self.dealt = False
         self.camera_ok = True
@@ -182,10 +192,20 @@ class WatchLoop:
         self.status_text = ""
 
     @property
+    def referee(self) -> Referee:
+        return self.session.referee
+
+    @property
+    def arbiter(self) -> PlayArbiter:
+        assert self.session.arbiter is not None  # a watch loop always has the camera's tracker
+        return self.session.arbiter
+
+    @property
     def t(self) -> float:
         return self.arbiter.t
 
     def camera(self, ok: bool, detail: str, operator: Sequence[Event]) -> list[Event]:
+        self.asked = []
         out: list[Event] = []
         if ok != self.camera_ok:
             self.camera_ok = ok
@@ -196,12 +216,13 @@ class WatchLoop:
         return out
 
     def step(self, image: Image, t: float, operator: Sequence[Event]) -> list[Event]:
-        self.arbiter.t = t
+        self.asked = []
+        self.session.tick(t)
         out: list[Event] = []
         for event in operator:
             out += self._operator(event)
         plays = self.live.update(image, t)
-        if self.dealt and self.arbiter.deal_over():
+        if self.dealt and self.session.deal_over():
             # Between deals nothing on the table is a play: wait quietly for the next deal.
             self.arbiter.clear()
             if self.game in TRUMP_GAMES:
@@ -210,15 +231,18 @@ class WatchLoop:
         if not self.dealt:
             out += self._auto_deal()
             return out  # nothing on the table is a play before the deal
-        return out + self._asked(self.arbiter.camera(plays, t))
+        return out + self._told(self.session.camera(plays, t))
 
-    def _asked(self, out: list[Event]) -> list[Event]:
-        """The arbiter's calls; a question it asks is the video's caption."""
-        for call in out:
-            if call.get("call") == "confirm":
-                was = f" (not {call['correction']})" if call.get("correction") else ""
-                self.last_text = f"CONFIRM? {call['seat']} {call['card'] or '(missed?)'}{was}"
-        return out
+    def _told(self, told: Told | Refused) -> list[Event]:
+        """The session's output as lines; a question it asks is the video's caption."""
+        if isinstance(told, Refused):
+            return [told.to_call()]
+        if told.question is not None:
+            question = told.question
+            self.asked.append(question)
+            was = f" (not {question.correction})" if question.correction else ""
+            self.last_text = f"CONFIRM? {question.seat} {question.card or '(missed?)'}{was}"
+        return told.lines()
 
     # -- operator ------------------------------------------------------------------------
     def _operator(self, event: Event) -> list[Event]:
@@ -227,17 +251,20 @@ class WatchLoop:
         if event["event"] == "error":  # a line the feed could not read
             return [{"call": "error", "detail": event.get("detail", "")}]
         if event["event"] == "confirm":
-            return self._asked(self.arbiter.answer(event))
+            try:
+                answer = Answer.from_event(event)
+            except AnswerError as exc:
+                return [{"call": "error", "detail": str(exc)}]
+            return self._told(self.session.answer(None, answer))
         if event["event"] == "deal":
-            self.live.tracker.reset()
-            self.arbiter.clear()
             self.dealt = True
-        return self._apply(event)
+            return _lines(self.session.submit(event))
+        return _lines(self.session.apply(event))
 
     def _auto_deal(self) -> list[Event]:
         if self.game not in TRUMP_GAMES:
             self.dealt = True
-            return self._apply({"event": "deal", "game": self.game, "seats": self.seats})
+            return _lines(self.session.apply({"event": "deal", "game": self.game, "seats": self.seats}))
         dets = self.live.last
         zone_of = self.live.pipeline.layout
         for i in range(len(dets)):
@@ -248,22 +275,21 @@ class WatchLoop:
             card, n = self.trump_votes.most_common(1)[0]
             if n >= 5:
                 self.dealt = True
-                return self._apply({"event": "deal", "game": self.game, "seats": self.seats, "trump_card": card})
+                deal = {"event": "deal", "game": self.game, "seats": self.seats, "trump_card": card}
+                return _lines(self.session.apply(deal))
         self.status_text = "waiting for the briscola"
         return []
 
-    def _apply(self, event: Mapping[str, Any]) -> list[Event]:
-        try:
-            calls = [c.to_dict() for c in self.referee.apply(event)]
-        except RefereeError as exc:
-            return [{"call": "error", "detail": str(exc), "t": round(self.t, 2)}]
+    def _heard(self, event: Mapping[str, Any], calls: list[Event]) -> None:
+        """Every event the rules core took: the captions follow its calls."""
         if event.get("event") == "deal":
             self.status_text = ""
-        out = [{**c, "t": round(self.t, 2)} for c in calls]
-        self.arbiter.note(event, out)
-        for call in out:
+        for call in calls:
             self.last_text = call_text(call) or self.last_text
-        return out
+
+
+def _lines(done: list[Event] | Refused) -> list[Event]:
+    return [done.to_call()] if isinstance(done, Refused) else done
 
 
 class OperatorFeed:

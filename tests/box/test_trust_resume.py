@@ -25,7 +25,7 @@ from referee.box.display import Display, NullDisplay
 from referee.box.screens import ViolationScreen
 from referee.box.signals import Signals
 from referee.box.state import MatchStore
-from referee.vision.arbiter import TRUSTED_AFTER
+from referee.table.arbiter import TRUSTED_AFTER
 
 DEAL = {"event": "deal", "game": "briscola-4", "seats": ["N", "W", "S", "E"], "dealer": "E", "trump_card": "bastoni_1"}
 SEATS = DEAL["seats"]

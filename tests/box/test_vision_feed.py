@@ -26,6 +26,7 @@ from referee.box.vision_feed import (
 )
 from referee.cli import main
 from referee.errors import CameraError
+from referee.table.proposal import ProposedPlay
 from referee.vision.layout import TableLayout
 from referee.vision.sources import EndOfSource
 from referee.vision.tracker import TrackerConfig
@@ -68,14 +69,15 @@ class FakeTracker:
     def reset(self) -> None:
         self.resets += 1
 
-    def update(self, dets: int, t: float) -> list[dict[str, Any]]:
+    def update(self, dets: int, t: float) -> list[ProposedPlay]:
         self.seen.append((dets, self.rules))
-        return [self.plays[dets]] if dets in self.plays else []
+        return [ProposedPlay.from_event(self.plays[dets])] if dets in self.plays else []
 
 
 DEAL = {"event": "deal", "game": "briscola-2", "seats": ["N", "S"], "dealer": "S", "trump_card": "coppe_1"}
-PLAY3 = {"event": "play", "seat": "N", "card": "spade_3", "confidence": 0.97}
-PLAY6 = {"event": "play", "seat": "S", "card": "spade_1", "confidence": 0.95}
+#: the camera's plays as the feed passes them on (their JSON Lines form)
+PLAY3 = ProposedPlay("N", "spade_3", 0.97).to_event()
+PLAY6 = ProposedPlay("S", "spade_1", 0.95).to_event()
 
 
 class FakeVision:
@@ -84,7 +86,7 @@ class FakeVision:
     def __init__(self, tracker: FakeTracker) -> None:
         self.tracker = tracker
 
-    def update(self, image: int, t: float) -> list[dict[str, Any]]:
+    def update(self, image: int, t: float) -> list[ProposedPlay]:
         return self.tracker.update(image, t)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -9,7 +10,9 @@ from tracker_doubles import StubTracker, Track
 
 from referee.errors import ConfigError
 from referee.rules import Referee
-from referee.vision.arbiter import NEVER_TRUSTED, TRUSTED_AFTER, PlayArbiter
+from referee.table.answer import Answer
+from referee.table.arbiter import NEVER_TRUSTED, TRUSTED_AFTER, PlayArbiter
+from referee.table.proposal import ProposedPlay
 
 SEATS = ["N", "W", "S", "E"]
 DEAL = {"event": "deal", "game": "briscola-4", "seats": SEATS, "trump_card": "denari_1"}
@@ -28,8 +31,8 @@ def setup(trust_after: int = NEVER_TRUSTED) -> tuple[PlayArbiter, Referee, StubT
     return arbiter, ref, tracker
 
 
-def play(seat: str, card: str) -> dict[str, Any]:
-    return {"event": "play", "seat": seat, "card": card, "confidence": 0.97}
+def play(seat: str, card: str) -> ProposedPlay:
+    return ProposedPlay(seat, card, 0.97)
 
 
 def test_out_of_turn_is_asked_about_until_whole_tricks_were_seen() -> None:
@@ -37,8 +40,8 @@ def test_out_of_turn_is_asked_about_until_whole_tricks_were_seen() -> None:
     out = arbiter.camera([play("W", "spade_1")], 1.0)
     assert [c["call"] for c in out] == ["confirm"] and out[0]["missed"] and out[0]["seat"] == "N"
     assert out[0]["card"] is None and arbiter.question is not None
-    assert arbiter.answer({"event": "confirm"})[0]["call"] == "error"  # no card named: still asked
-    out = arbiter.answer({"event": "confirm", "accept": False})
+    assert arbiter.answer(Answer.yes())[0]["call"] == "error"  # no card named: still asked
+    out = arbiter.answer(Answer.no())
     assert any(c.get("rule") == "out_of_turn" for c in out)
     assert ref.deal is not None and arbiter.question is None
 
@@ -81,10 +84,10 @@ def test_by_default_even_a_camera_with_whole_tricks_asks_before_out_of_turn() ->
     turn = ref.turn
     assert [(c["call"], c["seat"], c.get("missed")) for c in out] == [("confirm", turn, True)]
     assert not any(c["call"] == "violation" for c in out)
-    out = arbiter.answer({"event": "confirm", "accept": False})  # no: the seat on turn did not play
+    out = arbiter.answer(Answer.no())  # no: the seat on turn did not play
     while arbiter.question is not None:  # the last trick's cards who leads rests on (test_tracker_premises)
         assert arbiter.question.get("premise") and not any(c["call"] == "violation" for c in out)
-        out = arbiter.answer({"event": "confirm", "accept": False})
+        out = arbiter.answer(Answer.no())
     assert [(c.get("seat"), c.get("rule")) for c in out if c["call"] == "violation"] == [(wrong, "out_of_turn")]
 
 
@@ -96,7 +99,7 @@ def test_a_trusted_camera_is_asked_again_after_a_missed_card_until_whole_tricks_
     turn = arbiter.referee_of().turn
     out = arbiter.camera([play(next(s for s in SEATS if s != turn), "spade_7")], t + 1)
     assert out[-1]["missed"] and out[-1]["seat"] == turn
-    arbiter.answer({"event": "confirm"})
+    arbiter.answer(Answer.yes())
     assert arbiter.named_missed and arbiter.clean_tricks == 1
 
 
@@ -123,7 +126,7 @@ def test_a_guess_confirmed_settles_the_track_and_the_queued_play_follows() -> No
     tracker.missed = Track(4, "coppe_7")
     out = arbiter.camera([play("W", "spade_1")], 1.0)
     assert out[-1]["card"] == "coppe_7"
-    arbiter.answer({"event": "confirm"})
+    arbiter.answer(Answer.yes())
     assert tracker.settled == [(4, "coppe_7", "N")]
     assert ref.deal is not None and ref.deal.trick is not None
     assert [s for s, _ in ref.deal.trick.plays] == ["N", "W"]
@@ -137,7 +140,7 @@ def test_a_trick_gathered_short_asks_about_the_seat_on_turn_once() -> None:
     later = 1.0 + tracker.config.long_gone_s + 1
     out = arbiter.camera([], later)
     assert [(c["call"], c["seat"], c.get("missed")) for c in out] == [("confirm", "W", True)]
-    arbiter.answer({"event": "confirm", "accept": False})
+    arbiter.answer(Answer.no())
     assert arbiter.camera([], later + 1) == []  # asked once per trick
 
 
@@ -148,13 +151,13 @@ def test_a_trick_with_two_cards_missed_asks_about_the_second_seat_on_the_next_pl
     tracker.on_table = False  # gathered with only N's card seen: W's and S's were missed
     later = 1.0 + tracker.config.long_gone_s + 1
     assert [c["seat"] for c in arbiter.camera([], later) if c["call"] == "confirm"] == ["W"]
-    arbiter.answer({"event": "confirm", "card": "coppe_4"})
+    arbiter.answer(Answer.named("coppe_4"))
     # Not on the frame tick: on a print the camera reads badly, asking about the second missed
     # seat before the next play names the wrong card and costs a wrong winner and a false revoke.
     assert arbiter.camera([], later + 2 * tracker.config.long_gone_s + 2) == []
     out = arbiter.camera([play("E", "denari_5")], later + 3 * tracker.config.long_gone_s)
     assert [(c["call"], c["seat"], c.get("missed")) for c in out] == [("confirm", "S", True)]
-    arbiter.answer({"event": "confirm", "card": "coppe_5"})
+    arbiter.answer(Answer.named("coppe_5"))
     assert ref.deal is not None and ref.deal.trick is not None
     assert [(s, c.code) for s, c in ref.deal.trick.plays] == [("N", "coppe_3"), ("W", "coppe_4"), ("S", "coppe_5")]
 
@@ -165,7 +168,7 @@ def test_a_new_deal_asks_again_about_its_own_trick_gathered_short() -> None:
     tracker.on_table = False
     later = 1.0 + tracker.config.long_gone_s + 1
     assert arbiter.camera([], later)  # deal 1, trick 1 asked about
-    arbiter.answer({"event": "confirm", "accept": False})
+    arbiter.answer(Answer.no())
     # Deal 2 (a fresh referee stands in for the next deal of the match): its trick 1 is
     # another trick, though it has the same number as the one just asked about.
     fresh = Referee()
@@ -186,7 +189,7 @@ def test_a_new_deal_asks_again_about_its_own_trick_gathered_short() -> None:
 
 def test_nothing_is_a_play_after_the_deal_is_over() -> None:
     arbiter, ref, _ = setup()
-    arbiter.queue.append(play("N", "coppe_3"))
+    arbiter.queue.append(play("N", "coppe_3").to_event())
     arbiter.asked = True
     assert ref.deal is not None
     ref.deal.phase = "over"  # type: ignore[misc]
@@ -202,15 +205,15 @@ def test_a_queued_camera_play_of_the_card_the_operator_named_is_not_played_again
     arbiter, ref, _ = setup()
     out = arbiter.camera([play("W", "coppe_2"), play("N", "spade_1")], 1.0)  # N was on turn
     assert out[-1]["call"] == "confirm" and out[-1]["seat"] == "N" and out[-1]["missed"]
-    out = arbiter.answer({"event": "confirm", "card": "spade_1"})
+    out = arbiter.answer(Answer.named("spade_1"))
     assert not any(c["call"] == "violation" for c in out)
     assert ref.deal is not None and ref.deal.trick is not None
     assert [(s, c.code) for s, c in ref.deal.trick.plays] == [("N", "spade_1"), ("W", "coppe_2")]
     assert arbiter.queue == [] and arbiter.question is None
 
 
-def correction(seat: str, card: str, was: str) -> dict[str, Any]:
-    return {**play(seat, card), "correction": was, "uncertain": True, "alternatives": [was], "track": 9}
+def correction(seat: str, card: str, was: str) -> ProposedPlay:
+    return replace(play(seat, card), correction=was, uncertain=True, alternatives=(was,), track=9)
 
 
 def test_a_correction_the_operator_confirms_replaces_the_last_play() -> None:
@@ -219,7 +222,7 @@ def test_a_correction_the_operator_confirms_replaces_the_last_play() -> None:
     out = arbiter.camera([correction("N", "coppe_6", "coppe_5")], 1.5)
     assert [(c["call"], c["seat"], c["card"], c.get("correction")) for c in out] == [
         ("confirm", "N", "coppe_6", "coppe_5")]
-    out = arbiter.answer({"event": "confirm"})
+    out = arbiter.answer(Answer.yes())
     assert not any(c["call"] in ("error", "violation") for c in out)
     assert ref.deal is not None and ref.deal.trick is not None
     assert [(s, c.code) for s, c in ref.deal.trick.plays] == [("N", "coppe_6")]
@@ -230,7 +233,7 @@ def test_a_correction_the_operator_refuses_leaves_the_play_as_it_was() -> None:
     arbiter, ref, _ = setup()
     arbiter.camera([play("N", "coppe_5")], 1.0)
     arbiter.camera([correction("N", "coppe_6", "coppe_5")], 1.5)
-    out = arbiter.answer({"event": "confirm", "accept": False})
+    out = arbiter.answer(Answer.no())
     assert out == [] and arbiter.question is None
     assert ref.deal is not None and ref.deal.trick is not None
     assert [(s, c.code) for s, c in ref.deal.trick.plays] == [("N", "coppe_5")]
@@ -254,7 +257,7 @@ def test_a_sure_play_the_rules_call_a_violation_is_asked_about_first() -> None:
     out = arbiter.camera([play("W", "coppe_3")], 2.0)
     assert [(c["call"], c["seat"], c["card"], c.get("violation")) for c in out] == [
         ("confirm", "W", "coppe_3", "duplicate_card")]
-    out = arbiter.answer({"event": "confirm", "card": "coppe_2"})
+    out = arbiter.answer(Answer.named("coppe_2"))
     assert not any(c["call"] == "violation" for c in out)
     assert ref.deal is not None and ref.deal.trick is not None
     assert [(s, c.code) for s, c in ref.deal.trick.plays] == [("N", "coppe_3"), ("W", "coppe_2")]
@@ -264,11 +267,11 @@ def test_the_operator_can_confirm_a_play_that_breaks_a_rule() -> None:
     arbiter, _, _ = setup()
     arbiter.camera([play("N", "coppe_3")], 1.0)
     arbiter.camera([play("W", "coppe_3")], 2.0)
-    out = arbiter.answer({"event": "confirm"})
+    out = arbiter.answer(Answer.yes())
     # the card "already seen" was N's, a camera read: checked first (see test_tracker_premises)
     assert [(c["call"], c["seat"], c.get("correction"), c.get("premise")) for c in out] == [
         ("confirm", "N", "coppe_3", True)]
-    out = arbiter.answer({"event": "confirm", "accept": False})
+    out = arbiter.answer(Answer.no())
     assert [c["rule"] for c in out if c["call"] == "violation"] == ["duplicate_card"]
 
 

@@ -75,7 +75,7 @@ class Rules:
 def run(tracker: PlayTracker, frames: Sequence[Detections], t0: float = 0.0) -> list[dict[str, Any]]:
     events = []
     for i, dets in enumerate(frames):
-        events += tracker.update(dets, t0 + i / FPS)
+        events += [play.to_event() for play in tracker.update(dets, t0 + i / FPS)]
     return events
 
 

@@ -8,12 +8,15 @@ the rules can, once a correct card would break them.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from tracker_doubles import StubTracker
 
 from referee.rules import Referee
-from referee.vision.arbiter import PlayArbiter
+from referee.table.answer import Answer
+from referee.table.arbiter import PlayArbiter
+from referee.table.proposal import ProposedPlay
 
 SEATS = ["N", "W", "S", "E"]
 #: the deal's opening as the simulated operator gave it: S melded QS KS (so holds QS)
@@ -42,13 +45,12 @@ def setup() -> tuple[PlayArbiter, Referee, StubTracker]:
     return arbiter, ref, tracker
 
 
-def sure(seat: str, card: str, track: int, alternatives: list[str]) -> dict[str, Any]:
-    return {"event": "play", "seat": seat, "card": card, "confidence": 0.95, "track": track,
-            "alternatives": alternatives}
+def sure(seat: str, card: str, track: int, alternatives: list[str]) -> ProposedPlay:
+    return ProposedPlay(seat, card, 0.95, track=track, alternatives=tuple(alternatives))
 
 
-def unsure(seat: str, card: str, track: int) -> dict[str, Any]:
-    return {**sure(seat, card, track, []), "confidence": 0.4, "uncertain": True}
+def unsure(seat: str, card: str, track: int) -> ProposedPlay:
+    return replace(sure(seat, card, track, []), confidence=0.4, uncertain=True)
 
 
 def first_trick(arbiter: PlayArbiter) -> None:
@@ -68,11 +70,11 @@ def test_a_card_the_operator_names_that_a_sure_lead_would_make_a_revoke_asks_abo
     arbiter.camera([sure("N", "AS", 5, ["QS", "KC"]), sure("W", "KC", 6, [])], 13.0)  # N really laid AC
     out = arbiter.camera([unsure("S", "10S", 8)], 18.6)
     assert [c["call"] for c in out] == ["confirm"]
-    out = arbiter.answer({"event": "confirm", "card": "10C"})  # S's card: legal on clubs, a revoke on spades
+    out = arbiter.answer(Answer.named("10C"))  # S's card: legal on clubs, a revoke on spades
     assert [(c["call"], c["seat"], c["card"], c.get("correction"), c.get("violation"), c.get("premise"))
             for c in out] == [("confirm", "N", "QS", "AS", "revoke", True)]
     assert cards(ref) == [("N", "AS"), ("W", "KC")]  # S's card waits for the answer
-    out = arbiter.answer({"event": "confirm", "card": "AC"})
+    out = arbiter.answer(Answer.named("AC"))
     assert not any(c["call"] == "violation" for c in out)
     assert cards(ref) == [("N", "AC"), ("W", "KC"), ("S", "10C")]
     assert (5, "AC", "N") in tracker.settled
@@ -83,8 +85,8 @@ def test_a_revoke_whose_lead_the_operator_confirms_is_called() -> None:
     first_trick(arbiter)
     arbiter.camera([sure("N", "AS", 5, ["QS"]), sure("W", "KC", 6, [])], 13.0)
     arbiter.camera([unsure("S", "10S", 8)], 18.6)
-    arbiter.answer({"event": "confirm", "card": "10C"})
-    out = arbiter.answer({"event": "confirm", "accept": False})  # N's card was AS: S really revoked
+    arbiter.answer(Answer.named("10C"))
+    out = arbiter.answer(Answer.no())  # N's card was AS: S really revoked
     assert [(c["seat"], c["rule"]) for c in out if c["call"] == "violation"] == [("S", "revoke")]
     assert cards(ref) == [("N", "AS"), ("W", "KC"), ("S", "10C")]
 
@@ -94,7 +96,7 @@ def test_a_legal_card_the_operator_names_asks_nothing_more() -> None:
     first_trick(arbiter)
     arbiter.camera([sure("N", "AS", 5, ["QS"]), sure("W", "KC", 6, [])], 13.0)
     arbiter.camera([unsure("S", "10S", 8)], 18.6)
-    out = arbiter.answer({"event": "confirm", "card": "QS"})  # follows spades: nothing rests on the lead
+    out = arbiter.answer(Answer.named("QS"))  # follows spades: nothing rests on the lead
     assert not any(c["call"] in ("confirm", "violation") for c in out)
     assert cards(ref) == [("N", "AS"), ("W", "KC"), ("S", "QS")]
 
@@ -104,14 +106,14 @@ def test_a_card_already_seen_asks_about_the_earlier_sighting_and_replays_the_lat
     # misread of another copy of a card makes the card's true second copy a duplicate later.
     arbiter, ref, tracker = setup()
     first_trick(arbiter)
-    arbiter.camera([sure("N", "10D", 5, []), sure("W", "QD", 6, []), {**sure("S", "QD", 7, ["QH"]), "confidence": 0.93},
+    arbiter.camera([sure("N", "10D", 5, []), sure("W", "QD", 6, []), replace(sure("S", "QD", 7, ["QH"]), confidence=0.93),
                     sure("E", "9D", 8, [])], 20.0)  # S really laid QH: N takes the trick either way
     arbiter.camera([sure("N", "KD", 9, [])], 25.0)
     arbiter.camera([unsure("W", "KD", 10)], 26.0)
-    out = arbiter.answer({"event": "confirm", "card": "QD"})  # W's second QD: the one S's read took
+    out = arbiter.answer(Answer.named("QD"))  # W's second QD: the one S's read took
     assert [(c["seat"], c.get("correction"), c.get("violation"), c.get("index")) for c in out
             if c["call"] == "confirm"] == [("S", "QD", "duplicate_card", 6)]  # the less sure sighting (W's was 0.95)
-    out = arbiter.answer({"event": "confirm", "card": "QH"})
+    out = arbiter.answer(Answer.named("QH"))
     assert not any(c["call"] == "violation" for c in out)
     assert [c["winner"] for c in out if c["call"] == "trick"] == ["N"]  # trick 2 played again
     assert cards(ref) == [("N", "KD"), ("W", "QD")] and (7, "QH", "S") in tracker.settled
@@ -119,7 +121,7 @@ def test_a_card_already_seen_asks_about_the_earlier_sighting_and_replays_the_lat
 
 def misread_trick(arbiter: PlayArbiter) -> None:
     """Trick 2 with S's AC read surely as AS: the trick goes to E (QC) instead of S."""
-    arbiter.camera([sure("N", "JC", 5, []), sure("W", "AD", 6, []), {**sure("S", "AS", 7, ["JC", "AC"]), "confidence": 0.93},
+    arbiter.camera([sure("N", "JC", 5, []), sure("W", "AD", 6, []), replace(sure("S", "AS", 7, ["JC", "AC"]), confidence=0.93),
                     sure("E", "QC", 8, [])], 20.0)
 
 
@@ -132,10 +134,10 @@ def test_a_lead_out_of_turn_after_the_seat_on_turn_said_no_asks_about_the_last_t
     assert ref.turn == "E"
     out = arbiter.camera([sure("S", "JS", 9, [])], 25.0)
     assert [(c["seat"], c.get("missed")) for c in out if c["call"] == "confirm"] == [("E", True)]
-    out = arbiter.answer({"event": "confirm", "accept": False})
+    out = arbiter.answer(Answer.no())
     assert [(c["call"], c["seat"], c.get("correction"), c.get("violation"), c.get("index")) for c in out] == [
         ("confirm", "S", "AS", "out_of_turn", 6)]  # S's own card of the last trick first
-    out = arbiter.answer({"event": "confirm", "card": "AC"})
+    out = arbiter.answer(Answer.named("AC"))
     assert not any(c["call"] == "violation" for c in out)
     assert [c["winner"] for c in out if c["call"] == "trick"] == ["S"]
     assert cards(ref) == [("S", "JS")] and (7, "AC", "S") in tracker.settled
@@ -146,10 +148,10 @@ def test_a_lead_out_of_turn_stands_once_the_last_tricks_deciding_cards_are_confi
     first_trick(arbiter)
     misread_trick(arbiter)
     arbiter.camera([sure("S", "JS", 9, [])], 25.0)
-    arbiter.answer({"event": "confirm", "accept": False})  # E did not play
-    out = arbiter.answer({"event": "confirm", "accept": False})  # S's card was AS
+    arbiter.answer(Answer.no())  # E did not play
+    out = arbiter.answer(Answer.no())  # S's card was AS
     assert [(c["seat"], c.get("correction")) for c in out if c["call"] == "confirm"] == [("E", "QC")]  # the winner's
-    out = arbiter.answer({"event": "confirm", "accept": False})
+    out = arbiter.answer(Answer.no())
     assert [(c["seat"], c["rule"]) for c in out if c["call"] == "violation"] == [("S", "out_of_turn")]
 
 
@@ -169,9 +171,9 @@ def test_a_missed_card_named_before_a_premise_question_is_still_recorded_as_miss
     arbiter.camera([sure("N", "AS", 5, ["AC"]), sure("W", "KC", 6, [])], 13.0)
     out = arbiter.camera([sure("E", "9C", 8, [])], 20.0)  # S's card never seen
     assert [(c["seat"], c.get("missed")) for c in out if c["call"] == "confirm"] == [("S", True)]
-    out = arbiter.answer({"event": "confirm", "card": "10C"})
+    out = arbiter.answer(Answer.named("10C"))
     assert [(c["seat"], c.get("premise")) for c in out if c["call"] == "confirm"] == [("N", True)]
-    arbiter.answer({"event": "confirm", "card": "AC"})
+    arbiter.answer(Answer.named("AC"))
     assert [(e["seat"], e["card"]) for e in fed if e.get("missed")] == [("S", "10C")]
     assert ref.deal is not None
     assert [(s, c.code) for s, c in ref.deal.tricks[-1].plays] == [("N", "AC"), ("W", "KC"), ("S", "10C"), ("E", "9C")]
@@ -184,6 +186,6 @@ def test_a_premise_question_offers_the_same_rank_in_the_other_suits_after_the_ca
     first_trick(arbiter)
     arbiter.camera([sure("N", "AS", 5, ["QS", "KC"]), sure("W", "KC", 6, [])], 13.0)
     arbiter.camera([unsure("S", "10S", 8)], 18.6)
-    (question,) = arbiter.answer({"event": "confirm", "card": "10C"})
+    (question,) = arbiter.answer(Answer.named("10C"))
     assert question["premise"] and question["card"] == "QS"
     assert question["alternatives"] == ["AS", "KC", "AC", "AD", "AH"]

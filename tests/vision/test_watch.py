@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from tracker_doubles import StubTracker, Track
 from referee.captions import call_text
 from referee.cli import main
 from referee.rules import Referee
+from referee.table.proposal import ProposedPlay
 from referee.vision.detections import Detections
 from referee.vision.tracker import TrackerConfig
 from referee.vision.watch import OperatorFeed, WatchLoop
@@ -33,18 +35,18 @@ class StubPipeline:
 class StubLive:
     """Scripted camera plays per frame, and what was 'seen' for the briscola read."""
 
-    def __init__(self, script: list[list[dict[str, Any]]], seen: Detections | None = None) -> None:
+    def __init__(self, script: list[list[ProposedPlay]], seen: Detections | None = None) -> None:
         self.script = script
         self.last = seen if seen is not None else Detections.empty()
         self.tracker = StubTracker()
         self.pipeline = StubPipeline()
 
-    def update(self, image: Any, t: float, operator: Sequence[Any] = ()) -> list[dict[str, Any]]:
+    def update(self, image: Any, t: float, operator: Sequence[Any] = ()) -> list[ProposedPlay]:
         return self.script.pop(0) if self.script else []
 
 
-def play(seat: str, card: str, confidence: float = 0.97, **extra: Any) -> dict[str, Any]:
-    return {"event": "play", "seat": seat, "card": card, "confidence": confidence, **extra}
+def play(seat: str, card: str, confidence: float = 0.97, **extra: Any) -> ProposedPlay:
+    return ProposedPlay.from_event({"event": "play", "seat": seat, "card": card, "confidence": confidence, **extra})
 
 
 def briscola_seen(card: str) -> Detections:
@@ -246,7 +248,7 @@ BELOTTA_FALSE_DECLARATION: list[dict[str, Any]] = [
     {"event": "deal", "game": "belotta", "seats": SEATS, "dealer": "E", "turned": "7H"},
     {"event": "contract", "seat": "N", "trump": "H"},
     {"event": "declare", "seat": "W", "cards": ["AS", "KS", "QS"]},
-    play("N", "7S"), play("W", "8C"), play("S", "AS"),
+    play("N", "7S").to_event(), play("W", "8C").to_event(), play("S", "AS").to_event(),
 ]
 
 
@@ -257,8 +259,8 @@ def test_a_real_declaration_and_its_withdrawn_revoke_are_the_video_caption() -> 
     loop = WatchLoop(StubLive([]), ref, "belotta", SEATS)  # type: ignore[arg-type]
     texts = []
     for event in BELOTTA_FALSE_DECLARATION:
-        calls = loop._apply(event)
-        assert not any(c["call"] == "error" for c in calls), calls
+        calls = loop.session.apply(event)
+        assert isinstance(calls, list), calls  # not refused
         texts += [call_text(c) for c in calls if c["call"] in ("declaration", "withdrawn")]
     assert texts == ["W declares terza (20): AS KS QS", "WITHDRAWN W: revoke (trick 1, false_declaration)"]
 
@@ -342,7 +344,7 @@ def test_the_card_the_operator_names_is_what_the_tracker_remembers_on_that_spot(
 
 def test_a_correction_is_asked_with_both_cards_and_replaces_the_play_on_yes() -> None:
     ref = Referee()
-    fix = {**play("N", "coppe_6"), "correction": "coppe_5", "uncertain": True, "alternatives": ["coppe_5"]}
+    fix = replace(play("N", "coppe_6"), correction="coppe_5", uncertain=True, alternatives=("coppe_5",))
     live = StubLive([[], [play("N", "coppe_5")], [fix], []])
     loop = WatchLoop(live, ref, "briscola-4", SEATS)  # type: ignore[arg-type]
     out = steps(loop, 3, {0: [briscola4_deal()]})

@@ -99,9 +99,8 @@ class WatchStepper:
     def step(self, frame: Any) -> list[Call]:
         events = [e for e in frame.events if e.get("event") != "play"] + self.operator.answers()
         calls: list[Call] = self.loop.step(frame.image, frame.t, events)
-        for call in calls:
-            if call.get("call") == "confirm":
-                self.operator.ask(call, frame.t)
+        for question in self.loop.asked:
+            self.operator.ask(question, frame.t)
         return calls
 
     def seen(self) -> list[SeenCard]:

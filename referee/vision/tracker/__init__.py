@@ -2,8 +2,8 @@
 
     tracker = PlayTracker(seat_of=layout.seat_of, zone_of=layout.zone_of, rules=RefereeView(ref))
     for frame in source:
-        for event in tracker.update(pipeline.process(frame.image), frame.t):
-            ...   # {"event": "play", "seat": "W", "card": "coppe_3", "confidence": 0.97, "t": 12.3}
+        for play in tracker.update(pipeline.process(frame.image), frame.t):
+            ...   # ProposedPlay(seat="W", card="coppe_3", confidence=0.97, t=12.3, track=4, ...)
 
 Rules of thumb, each a guard against a named failure:
 
@@ -27,10 +27,10 @@ Rules of thumb, each a guard against a named failure:
   Besides the mean, distinct sure reads, a crop that settled on one sure read, and reads that
   only put an already-played neighbour first are evidence (:meth:`PlayTracker._read_surely`);
   a sure read of another possible card from the very same place is evidence against.
-  Uncertain plays carry ``"uncertain": true`` and their ``alternatives``, so the caller asks
+  Uncertain plays carry ``uncertain`` and their ``alternatives``, so the caller asks
   the operator (a ``confirm``) instead of guessing.
 * **A sure misread can be put right.**  A camera play whose card, still lying in its trick, is
-  re-read surely as another possible card is doubted once: a play event with ``"correction"``
+  re-read surely as another possible card is doubted once: a play with ``correction``
   (the card it was played as), for the arbiter to ask about.
 * Cards in the stock zone (the briscola under the stock, belotta's turned card) and outside the
   mat are never plays.

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Collection, Sequence
-from typing import Any
 
 import numpy as np
 
 from referee.cards import BACK
+from referee.table.proposal import ProposedPlay
 from referee.vision.detections import Detections
 from referee.vision.tracker.association import Association
 from referee.vision.tracker.track import Track
 
 
 class PlayTracker(Association):
-    """``update(detections, t) -> [play event dicts]``; see :mod:`referee.vision.tracker`."""
+    """``update(detections, t) -> [ProposedPlay]``; see :mod:`referee.vision.tracker`."""
 
     def reset(self) -> None:
         """A new deal: nothing on the table is a play of it."""
@@ -101,11 +101,11 @@ class PlayTracker(Association):
         ranked = sorted(track.votes.items(), key=lambda kv: -kv[1])
         return next((c for c, _ in ranked if c != BACK and self._plausible(c)), None)
 
-    def update(self, dets: Detections, t: float) -> list[dict[str, Any]]:
+    def update(self, dets: Detections, t: float) -> list[ProposedPlay]:
         self._now = t
         dets = self._playable(dets)
         self._associate(dets, t)
-        events = []
+        events: list[ProposedPlay] = []
         for lost in self._expire(t):
             # A card that lay still long enough but vanished before its read settled (the
             # trick was gathered at once): better an unsure play the operator checks than none.
@@ -128,7 +128,7 @@ class PlayTracker(Association):
             events.append(event)
         return events + self._doubts(t)
 
-    def _doubts(self, t: float) -> list[dict[str, Any]]:
+    def _doubts(self, t: float) -> list[ProposedPlay]:
         """Corrections: sure plays whose card, still lying in the trick in progress, has since
         been read surely as another possible card, twice as often as itself (see
         ``TrackerConfig.doubt_reads``).  A ``play`` event with ``"correction"``: the card it was
@@ -137,7 +137,7 @@ class PlayTracker(Association):
         if cfg.doubt_reads <= 0 or self.rules is None:
             return []
         current = self.rules.trick_number()
-        out: list[dict[str, Any]] = []
+        out: list[ProposedPlay] = []
         for track in self.tracks:
             if track.played is None or track.named or track.doubted or track.trick != current:
                 continue
@@ -153,9 +153,8 @@ class PlayTracker(Association):
             card, ps = max(found, key=lambda kv: len(kv[1]))
             track.doubted = True
             self._note(track, t, "doubt", card=card, was=track.played)
-            out.append({"event": "play", "seat": track.seat, "card": card, "correction": track.played,
-                        "confidence": round(float(np.mean(sorted(ps))), 3), "t": round(t, 3), "track": track.id,
-                        "uncertain": True, "alternatives": [track.played]})
+            out.append(ProposedPlay(str(track.seat), card, round(float(np.mean(sorted(ps))), 3), round(t, 3),
+                                    track.id, (track.played,), uncertain=True, correction=track.played))
         return out
 
     def _undecided_before(self, track: Track) -> list[Track]:
@@ -166,7 +165,7 @@ class PlayTracker(Association):
             and other.reads >= cfg.min_frames and track.last_t - other.still_since >= cfg.still_s - 1e-6
         ]
 
-    def _maybe_play(self, track: Track, t: float, force: bool = False) -> dict[str, Any] | None:
+    def _maybe_play(self, track: Track, t: float, force: bool = False) -> ProposedPlay | None:
         cfg = self.config
         if track.played is not None or track.rejected or (track.last_t < t and not force):
             return None  # decided already, or no fresh read to decide on
@@ -210,7 +209,7 @@ class PlayTracker(Association):
     def _play(
         self, track: Track, card: str, confidence: float, uncertain: bool, t: float,
         alternatives: Sequence[tuple[str, float]],
-    ) -> dict[str, Any]:
+    ) -> ProposedPlay:
         track.played, track.self_t = card, t
         # how it lay when read as what it was played as (other reads may be quads spanning a neighbour)
         track.poses = [q for q in track.poses if q[1] == card] or track.poses
@@ -235,17 +234,8 @@ class PlayTracker(Association):
         track.seat = seat
         if self.rules is not None and self.rules.has_played(seat):
             uncertain = True  # a second card from one seat in one trick: more likely a misread
-        event: dict[str, Any] = {
-            "event": "play",
-            "seat": seat,
-            "card": card,
-            "confidence": round(min(1.0, confidence), 3),
-            "t": round(t, 3),
-            "track": track.id,  # for settle() once the operator has named the card
-            # the next guesses, sure play or not: a question about it later offers them
-            "alternatives": [c for c, _ in alternatives],
-        }
-        if uncertain:
-            event["uncertain"] = True
         self._note(track, t, "play", seat=seat, card=card, uncertain=uncertain)
-        return event
+        # the track: for settle() once the operator has named the card; the next guesses,
+        # sure play or not: a question about it later offers them
+        return ProposedPlay(seat, card, round(min(1.0, confidence), 3), round(t, 3), track.id,
+                            tuple(c for c, _ in alternatives), uncertain)

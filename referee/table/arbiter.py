@@ -58,6 +58,8 @@ from referee.rules import Referee
 from referee.rules.calls import ViolationCall
 from referee.rules.events import PlayEvent
 from referee.rules.state import DealState
+from referee.table.answer import Answer
+from referee.table.proposal import ProposedPlay
 
 Event = dict[str, Any]
 #: the usual ``trust_after`` for a table that opts in to out-of-turn calls from the camera:
@@ -124,13 +126,13 @@ class PlayArbiter:
         deal = self.referee_of().deal
         return deal is not None and deal.phase == "over"
 
-    def camera(self, plays: Sequence[Event], t: float) -> list[Event]:
+    def camera(self, plays: Sequence[ProposedPlay], t: float) -> list[Event]:
         """The camera's new plays at frame time ``t`` (none: still checks a short gathering)."""
         self.t = t
         if self.deal_over():  # between deals nothing on the table is a play
             self.clear()
             return []
-        self.queue.extend(dict(p) for p in plays)
+        self.queue.extend(p.to_event() for p in plays)
         out = self._drain()
         if not self.queue:
             out += self._gathered_short()
@@ -180,8 +182,9 @@ class PlayArbiter:
             self._named_missed = False
 
     # -- operator ------------------------------------------------------------------------
-    def answer(self, event: Mapping[str, Any]) -> list[Event]:
-        """The operator's answer (a ``confirm`` event) to the open question."""
+    def answer(self, answer: Answer) -> list[Event]:
+        """The operator's answer to the open question."""
+        event = answer.to_event()
         if not self.queue:
             return [{"call": "error", "detail": "confirm: no play is waiting for confirmation"}]
         head = self.queue.pop(0)
