@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 from referee.box.config import TournamentConfig
 from referee.errors import ConfigError
 from referee.tournament.messages import (
+    Assignment,
     MessageError,
     RecordMessage,
     ResendRequest,
@@ -201,6 +202,9 @@ class Publisher:
         self.acks = _Acks(self.outbox.acked())
         self.cursor = self.outbox.first_unacked_rowid()
         self.resends: queue.Queue[ResendRequest] = queue.Queue()
+        #: what the service last told this table to play (the display's caption, the names)
+        self.assignment: Assignment | None = None
+        self.on_assignment: Callable[[Assignment], None] | None = None
         self.connected = threading.Event()
         self.status_due = threading.Event()
         self.stopping = threading.Event()
@@ -257,7 +261,7 @@ class Publisher:
         if getattr(reason, "is_failure", False):
             log.warning("broker refused table %d: %s", self.cfg.table, reason)
             return
-        client.subscribe(topic(self.cfg.table, "resend"), qos=1)
+        client.subscribe([(topic(self.cfg.table, "resend"), 1), (topic(self.cfg.table, "assign"), 1)])
         self.status_due.set()  # the loop's thread reads the record, not paho's
         self.connected.set()
         log.info("connected to the broker")
@@ -273,9 +277,15 @@ class Publisher:
 
     def _on_message(self, client: Any, userdata: Any, msg: Any) -> None:
         try:
-            self.resends.put(ResendRequest.parse(msg.payload))
+            if msg.topic.endswith("/assign"):
+                self.assignment = Assignment.parse(msg.payload)
+                log.info("assigned: %s", self.assignment.caption or "no match at this table now")
+                if self.on_assignment is not None:
+                    self.on_assignment(self.assignment)
+            else:
+                self.resends.put(ResendRequest.parse(msg.payload))
         except MessageError as exc:
-            log.warning("ignored a resend request on %s: %s", msg.topic, exc)
+            log.warning("ignored a message on %s: %s", msg.topic, exc)
 
     # --- the publishing loop (its own thread) ---------------------------------------------
     def _loop(self) -> None:

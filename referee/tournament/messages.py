@@ -148,3 +148,36 @@ class ResendRequest:
     def parse(cls, payload: bytes) -> ResendRequest:
         d = loads(payload)
         return cls(_int(d, "match", 1), _int(d, "from_seq", 1))
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """What the service tells a table to play (retained on ``assign``); ``match`` is ``None``
+    when the table has nothing to play now."""
+
+    table: int
+    match: str | None
+    caption: str = ""  # "Tavolo 3: Rossi/Bianchi - Verdi/Neri", what the box shows
+    sides: tuple[tuple[str, str], ...] = ()  # (side as the box names it, entrant name)
+    deck_owner: str | None = None
+    deck_enrollment: str | None = None
+
+    @classmethod
+    def parse(cls, payload: bytes) -> Assignment:
+        d = loads(payload)
+        table, match = _int(d, "table", 1), d.get("match")
+        if match is None:
+            return cls(table, None)
+        caption, sides, deck = d.get("caption"), d.get("sides"), d.get("deck")
+        if not isinstance(match, str) or not isinstance(caption, str):
+            raise MessageError(f"match, caption: expected strings, got {match!r}, {caption!r}")
+        if not isinstance(sides, list) or not all(
+            isinstance(s, list) and len(s) == 3 and all(isinstance(x, str) for x in s) for s in sides
+        ):
+            raise MessageError(f"sides: expected [side, entrant id, name] lists, got {sides!r}")
+        if deck is not None and not (isinstance(deck, dict) and isinstance(deck.get("owner"), str)):
+            raise MessageError(f"deck: expected null or an object with an owner, got {deck!r}")
+        enrollment = deck.get("enrollment") if deck else None
+        return cls(table, match, caption, tuple((s[0], s[2]) for s in sides),
+                   deck["owner"] if deck else None,
+                   enrollment if isinstance(enrollment, str) else None)

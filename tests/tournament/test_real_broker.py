@@ -22,6 +22,7 @@ from referee.box.publish import Publisher
 from referee.box.state import DB_NAME, MatchStore
 from referee.rules.playout import random_match_events
 from referee.tournament import BoxResult, Entrant, Knockout, Register, Start
+from referee.tournament.messages import Assignment
 from referee.tournament_service.broker import BrokerLink
 from referee.tournament_service.service import Service
 from referee.tournament_service.store import TournamentStore
@@ -85,9 +86,7 @@ def box_records(state: Path, match: int) -> list[tuple[int, str, dict[str, objec
 
 def publisher(state: Path, broker: Mosquitto, table: int) -> Publisher:
     cfg = TournamentConfig(broker.url, table, f"table-{table}", broker.password_file(f"table-{table}"))
-    p = Publisher(cfg, state / DB_NAME, status_every_s=0.5)
-    p.start()
-    return p
+    return Publisher(cfg, state / DB_NAME, status_every_s=0.5)
 
 
 def test_acl_keeps_a_box_to_its_own_table(mosquitto: Mosquitto) -> None:  # noqa: F811
@@ -140,6 +139,9 @@ def test_delivery_across_broker_and_service_restarts(tmp_path: Path, room: Room)
         match = store.begin_match("briscola-4", {"teams": TEAMS["briscola-4"]})
         referee = append_events(store, match, events[:third])
         pub = publisher(state, room.broker, 1)
+        told: list[Assignment] = []
+        pub.on_assignment = told.append
+        pub.start()
         try:
             wait_until(lambda: len(room.taken(1, match)) == len(box_records(state, match)),
                        what="the first third")
@@ -157,6 +159,10 @@ def test_delivery_across_broker_and_service_restarts(tmp_path: Path, room: Room)
         finally:
             pub.stop()
     assert room.taken(1, match) == box_records(state, match)  # nothing lost, each once, in order
+    # the table was told what to play, then (its match over, the final waiting for the other
+    # semi-final) that it has nothing to play now
+    assert told[0].caption.startswith("Tavolo 1: ") and told[0].deck_owner is not None
+    assert told[-1].match is None
     assert room.service is not None
     results = [a for a in room.service.store.actions() if isinstance(a, BoxResult)]
     assert [(r.table, r.box_match) for r in results] == [(1, match)]  # applied once
