@@ -5,6 +5,7 @@ the WebSocket that keeps the page live and the test client).
     GET  /state.json            tables, matches and standings as data (the phone console's feed)
     GET  /export/results.csv    the results
     GET  /export/records/table-N-match-M.jsonl   one box match's records
+    GET  /organiser             the organiser's form (HTTP Basic auth, as below)
     POST /organiser/result      {"match", "winner", "score", "why"}: HTTP Basic auth, the user
                                 name is who entered it; the password is checked in constant time
                                 and never logged
@@ -17,6 +18,7 @@ import base64
 import binascii
 import logging
 import re
+from html import escape
 from typing import Any
 
 from aiohttp import WSMsgType, web
@@ -137,6 +139,46 @@ async def organiser_result(request: web.Request) -> web.Response:
     return web.json_response({"ok": True, "match": action.match})
 
 
+ORGANISER_PAGE = """<!doctype html>
+<html lang="it"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>Organizzatore</title>
+<style>body {{ font-family: sans-serif; margin: 1em; }} label {{ display: block; margin: .5em 0; }}</style>
+</head><body><h1>Risultato a mano o correzione</h1><p>Organizzatore: {who}</p>
+<form id="f">
+<label>Partita <select name="match">{matches}</select></label>
+<label>Vincitore (id) <input name="winner" required></label>
+<label>Punteggio (id=punti, separati da spazi) <input name="score"></label>
+<label>Motivo <input name="why" required></label>
+<button>Registra</button></form><p id="out"></p>
+<script>
+document.getElementById("f").onsubmit = async (e) => {{
+  e.preventDefault();
+  const f = new FormData(e.target), score = {{}};
+  for (const part of (f.get("score") || "").split(/\\s+/).filter(Boolean)) {{
+    const [k, v] = part.split("="); score[k] = parseInt(v, 10);
+  }}
+  const r = await fetch("/organiser/result", {{method: "POST", credentials: "same-origin",
+    headers: {{"Content-Type": "application/json"}},
+    body: JSON.stringify({{match: f.get("match"), winner: f.get("winner"), score, why: f.get("why")}})}});
+  document.getElementById("out").textContent = r.ok ? "registrato" : await r.text();
+}};
+</script></body></html>
+"""
+
+
+async def organiser_page(request: web.Request) -> web.Response:
+    who = _organiser(request)
+    service = request.app[SERVICE]
+    with service.lock:
+        t = service.tournament
+        options = "".join(
+            f'<option value="{escape(m.id)}">{escape(m.id)}: '
+            f'{escape(" - ".join(e or "?" for e in t.entrants_of(m)))}</option>'
+            for m in t.matches.values())
+    return web.Response(text=ORGANISER_PAGE.format(who=escape(who), matches=options),
+                        content_type="text/html")
+
+
 async def websocket(request: web.Request) -> web.WebSocketResponse:
     ws = web.WebSocketResponse(heartbeat=20)
     await ws.prepare(request)
@@ -163,6 +205,7 @@ def make_app(service: Service, organiser_hash: str, language: str = "it") -> web
     app.router.add_get("/ws", websocket)
     app.router.add_get("/export/results.csv", export_csv)
     app.router.add_get("/export/records/{name}", export_records)
+    app.router.add_get("/organiser", organiser_page)
     app.router.add_post("/organiser/result", organiser_result)
 
     async def live_updates(app: web.Application) -> Any:

@@ -101,6 +101,9 @@ def test_organiser_result_needs_the_password_and_records_who_and_why(
         assert bad.status == 400 and "p99" in await bad.text()
         ok = await client.post("/organiser/result", json=form, headers=basic("Mario", PASSWORD))
         assert ok.status == 200
+        assert (await client.get("/organiser")).status == 401
+        page = await client.get("/organiser", headers=basic("Mario", PASSWORD))
+        assert page.status == 200 and 'value="R2-1"' in await page.text()
 
     with caplog.at_level(logging.INFO):
         with_client(service, body)
