@@ -40,7 +40,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from referee.captions import call_text
+from referee.captions import CaptionBoard
 from referee.errors import RefereeError
 from referee.rules import Referee, get_game
 from referee.table.answer import Answer, AnswerError
@@ -188,7 +188,7 @@ class WatchLoop:
         self.trump_votes: Counter[str] = Counter()
         self.dealt = False
         self.camera_ok = True
-        self.last_text = ""
+        self.captions = CaptionBoard()
         self.status_text = ""
 
     @property
@@ -203,6 +203,11 @@ class WatchLoop:
     @property
     def t(self) -> float:
         return self.arbiter.t
+
+    @property
+    def last_text(self) -> str:
+        """The video's caption now: the latest call or question, after a trick's still held."""
+        return self.captions.text(self.t)
 
     def camera(self, ok: bool, detail: str, operator: Sequence[Event]) -> list[Event]:
         self.asked = []
@@ -241,7 +246,7 @@ class WatchLoop:
             question = told.question
             self.asked.append(question)
             was = f" (not {question.correction})" if question.correction else ""
-            self.last_text = f"CONFIRM? {question.seat} {question.card or '(missed?)'}{was}"
+            self.captions.show(f"CONFIRM? {question.seat} {question.card or '(missed?)'}{was}", self.t)
         return told.lines()
 
     # -- operator ------------------------------------------------------------------------
@@ -285,7 +290,7 @@ class WatchLoop:
         if event.get("event") == "deal":
             self.status_text = ""
         for call in calls:
-            self.last_text = call_text(call) or self.last_text
+            self.captions.add(call, self.t)
 
 
 def _lines(done: list[Event] | Refused) -> list[Event]:

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from referee.captions import call_text
+from referee.captions import CaptionBoard
 from referee.vision.simulator.outputs import ScreenWriter, VideoWriter, annotate_frame, dump_jsonl
 from referee.vision.simulator.recording import Recording, save_recording
 from referee.vision.simulator.result import DemoResult
@@ -77,7 +77,7 @@ def run_demo(
     result = DemoResult(vision=stage.name, out=out, video=out / "annotated.mp4" if video else None)
     writer = VideoWriter(result.video, fps) if result.video is not None else None
     screens = ScreenWriter(out / "screens", say)
-    last_call = ""
+    captions = CaptionBoard()
     timed_events: list[tuple[float, list[Event]]] = []
     if record is not None and isinstance(stage, WatchStepper):
         stage.live.record = []
@@ -88,11 +88,11 @@ def run_demo(
         for call in stage.step(frame):
             result.calls.append(call)
             screens.add(call)
-            last_call = call_text(call) or last_call
+            captions.add(call, frame.t)
             if not quiet:
                 print(json.dumps(call), flush=True)
         if writer is not None:
-            writer.write(annotate_frame(frame.image, layout, stage.seen(), stage.banner(last_call), frame.t))
+            writer.write(annotate_frame(frame.image, layout, stage.seen(), stage.banner(captions.text(frame.t)), frame.t))
         result.frames += 1
     if writer is not None:
         writer.close()
