@@ -37,8 +37,10 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from referee.errors import ConfigError
 from referee.paths import models_dir
 from referee.recognition import CardClassifier
+from referee.recognition.npz_file import read_npz
 
 #: (game, print) pairs per family: seen prints (Trevisane: the clubs' deck) and held-out ones.
 PLAN: dict[str, tuple[tuple[str, str], ...]] = {
@@ -129,14 +131,15 @@ class Crops:
     finder_errors: list[float] = field(default_factory=list)
 
     def save(self, path: Path) -> None:
-        np.savez_compressed(path, images=np.stack(self.images), rows=np.array(self.rows, dtype=object),
+        # rows as plain strings (the hidden fraction written out), so the file loads without pickle
+        np.savez_compressed(path, images=np.stack(self.images), rows=np.array(self.rows, dtype=str),
                             finder_errors=np.array(self.finder_errors))
 
     @staticmethod
     def load(path: Path) -> Crops:
-        with np.load(path, allow_pickle=True) as z:
-            rows = [(str(m), str(p), str(c), float(h)) for m, p, c, h in z["rows"]]
-            return Crops(list(z["images"]), rows, [float(e) for e in z["finder_errors"]])
+        z = read_npz(path, "crops file", ConfigError)  # never unpickled: a crafted file runs code
+        rows = [(str(m), str(p), str(c), float(h)) for m, p, c, h in z["rows"]]
+        return Crops(list(z["images"]), rows, [float(e) for e in z["finder_errors"]])
 
 
 def collect(game: str, face_set: str, seed: int, texture: str, size: tuple[int, int], args: argparse.Namespace,
@@ -269,4 +272,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except ConfigError as exc:  # a crops file that is damaged or holds pickled objects
+        sys.exit(f"recognition_sim: {exc}")

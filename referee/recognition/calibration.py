@@ -32,6 +32,7 @@ from referee.errors import ConfigError, ModelError
 from referee.recognition.classifier import CardClassifier
 from referee.recognition.metrics import fit_temperature, reliability
 from referee.recognition.model_info import model_paths, sha256_file
+from referee.recognition.npz_file import read_npz
 
 F32 = npt.NDArray[np.float32]
 I64 = npt.NDArray[np.int64]
@@ -83,10 +84,13 @@ def score_set(clf: CardClassifier, spec: str, *, per_face: int, seed: int, root:
 
 def _sim_crops(path: Path, labels: Sequence[str]) -> tuple[list[npt.NDArray[np.uint8]], I64, list[str]]:
     """Crops and truth from a ``recognition_sim.py --crops`` file (rows: mode, print, code, hidden)."""
+    z = read_npz(path, "calibration crops file", ConfigError)  # never unpickled: a crafted file runs code
     try:
-        with np.load(path, allow_pickle=True) as z:
-            images, rows = list(z["images"]), [tuple(str(v) for v in r[:3]) for r in z["rows"]]
-    except (OSError, ValueError, KeyError) as exc:
+        images, rows = list(z["images"]), [tuple(str(v) for v in r[:3]) for r in z["rows"]]
+    except KeyError as exc:
+        raise ConfigError(f"calibration crops file {path}: no {exc} array (not written by "
+                          "benchmarks/recognition_sim.py --crops?)") from exc
+    except (ValueError, TypeError, IndexError) as exc:
         raise ConfigError(f"calibration crops file {path}: {exc}") from exc
     index = {c: i for i, c in enumerate(labels)}
     unknown = sorted({code for _, _, code in rows} - set(index))

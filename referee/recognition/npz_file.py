@@ -1,8 +1,8 @@
 """Read an ``.npz`` data file without ever unpickling it, every failure a clear error.
 
-``np.load(..., allow_pickle=True)`` runs whatever code a crafted file carries, so data files
-(enrollments, crops for calibration and benchmarks) hold plain numeric and string arrays only;
-an array of Python objects is refused by name.  A file that is missing, empty, cut short or not
+Unpickling runs whatever code a crafted file carries (numpy unpickles object arrays when
+allowed to), so data files (enrollments, crops for calibration and benchmarks) hold plain
+numeric and string arrays only; an array of Python objects is refused by name.  A file that is missing, empty, cut short or not
 an ``.npz`` at all is named too, with what it should have been.
 
     arrays = read_npz(Path("club.npz"), "enrollment file", ModelError)

@@ -80,7 +80,7 @@ def test_crops_file_sets_are_grouped_by_mode_and_print(smoke_models: Path, fake_
                                                       tmp_path: Path) -> None:
     rng = np.random.default_rng(0)
     images = rng.integers(0, 255, (6, 96, 64, 3), np.uint8)
-    rows = np.array([("finder", "p/x", "AS", 0.1)] * 3 + [("true", "p/x", "back", 0.0)] * 3, dtype=object)
+    rows = np.array([("finder", "p/x", "AS", 0.1)] * 3 + [("true", "p/x", "back", 0.0)] * 3, dtype=str)
     path = tmp_path / "crops.npz"
     np.savez_compressed(path, images=images, rows=rows, finder_errors=np.zeros(3))
     models = tmp_path / "models"
