@@ -43,10 +43,11 @@ check cloth's squares.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
 
 #: (short, long) card side
 Size = tuple[float, float]
+Mask = npt.NDArray[np.uint8]
 
 
 @dataclass
@@ -85,17 +87,16 @@ class CardSize:
         self.fitted = SizeMemo()
         self.edges.reset()
 
-    def expected(
-        self, frame_height: int, scale: float, cfg: FinderConfig, blobs: Callable[[], list[Size]]
-    ) -> Size:
+    def expected(self, frame_height: int, scale: float, cfg: FinderConfig, raw: Mask, filled: Mask) -> Size:
         """Card (short, long) side in work px (image px times ``scale``): the layout's, else
-        confirmed cards', else single card blobs' (``blobs()``: their sizes in work px, asked
-        only until a card is confirmed), else a fraction of the frame height."""
+        confirmed cards', else single printed cards' blobs in the work-scale whiteness mask
+        (``raw``; ``filled``: its holes filled; :func:`blob_card_sizes`), else a fraction of
+        the frame height."""
         if cfg.card_height is not None:
             long_ = cfg.card_height * scale
             return long_ / 1.6, long_
         if not self.observed:
-            measured = blobs()
+            measured = blob_card_sizes(raw, filled, cfg)
             if measured:
                 s, l_ = np.median(np.array(measured), axis=0)
                 size = (float(s) / scale, float(l_) / scale)
@@ -132,6 +133,30 @@ class CardSize:
         self.size = size if not self.observed or self.size is None else _blend(self.size, size, 0.3)
         self.observed = True
         return True
+
+
+def blob_card_sizes(raw: Mask, filled: Mask, cfg: FinderConfig) -> list[Size]:
+    """(short, long) of blobs that look like one card *and* have printing inside.
+
+    The printing test (holes in the raw whiteness) is what tells a card from a white check
+    square or a paper napkin of card shape: blank white is cloth, a card always has pips.
+    """
+    sizes: list[Size] = []
+    contours, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    for c in contours:
+        area = cv2.contourArea(c)
+        if area < 150 or area > cfg.max_card_frac * raw.size:  # a white board is not a card
+            continue
+        (_, _), (w, h), _ = cv2.minAreaRect(c)
+        s, l_ = min(w, h), max(w, h)
+        if not (s > 0 and cfg.aspect_range[0] <= l_ / s <= cfg.aspect_range[1] and area >= 0.85 * w * h):
+            continue
+        x, y, bw, bh = cv2.boundingRect(c)
+        blob = filled[y : y + bh, x : x + bw] > 0
+        ink = float(np.count_nonzero(blob & (raw[y : y + bh, x : x + bw] == 0))) / max(1, int(np.count_nonzero(blob)))
+        if ink >= cfg.min_ink:
+            sizes.append((s, l_))
+    return sizes
 
 
 def prior_quad(shape: tuple[int, ...], frac: float) -> FloatArray:

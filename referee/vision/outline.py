@@ -2,7 +2,7 @@
 
 Why: the union of a trick's white cards is one whiteness blob, and its own outline shows only
 the corners that stick out; a card lying across the middle of a trick may have none (measured:
-the corner method of ``finder.py`` found 79 % of simulated trick cards).  Inside the blob,
+the corner method of ``finder/corners.py`` found 79 % of simulated trick cards).  Inside the blob,
 though, every card still shows its outline: the upper card's edge casts a thin shadow line on
 the lower one, and most prints have a frame line just inside the edge.
 

@@ -4,7 +4,6 @@ between frames (see the package docstring for the method)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from functools import partial
 
 import cv2
 import numpy as np
@@ -20,7 +19,6 @@ from referee.vision.finder.edges import edge_card_hypotheses
 from referee.vision.finder.hypothesis import Hypothesis, new_only
 from referee.vision.finder.quad import portrait_order, rectify
 from referee.vision.finder.segmentation import (
-    Mask,
     binarize,
     fill_holes,
     otsu_thresholds,
@@ -64,8 +62,7 @@ class CardFinder:
             raw = binarize(white, thr)
             mask = fill_holes(raw)
             if i == 0:
-                blobs = partial(_single_card_sizes, raw, mask, cfg)  # asked only while unconfirmed
-                short, long_ = self.sizes.expected(image.shape[0], scale, cfg, blobs)
+                short, long_ = self.sizes.expected(image.shape[0], scale, cfg, raw, mask)
             k = min(25, max(3, round(cfg.open_frac * short))) | 1  # capped: an ellipse's cost grows as k^2
             kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
             opened = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), np.uint8)
@@ -162,27 +159,3 @@ def _check_frame(image: object) -> None:
         raise FrameError(f"expected a BGR uint8 image (H, W, 3), got {type(image).__name__} {shape}")
     if image.shape[0] < 32 or image.shape[1] < 32:
         raise FrameError(f"frame too small to hold a card: {image.shape[1]}x{image.shape[0]}")
-
-
-def _single_card_sizes(raw: Mask, filled: Mask, cfg: FinderConfig) -> list[tuple[float, float]]:
-    """(short, long) of blobs that look like one card *and* have printing inside.
-
-    The printing test (holes in the raw whiteness) is what tells a card from a white check
-    square or a paper napkin of card shape: blank white is cloth, a card always has pips.
-    """
-    sizes = []
-    contours, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    for c in contours:
-        area = cv2.contourArea(c)
-        if area < 150 or area > cfg.max_card_frac * raw.size:  # a white board is not a card
-            continue
-        (_, _), (w, h), _ = cv2.minAreaRect(c)
-        s, l_ = min(w, h), max(w, h)
-        if not (s > 0 and cfg.aspect_range[0] <= l_ / s <= cfg.aspect_range[1] and area >= 0.85 * w * h):
-            continue
-        x, y, bw, bh = cv2.boundingRect(c)
-        blob = filled[y : y + bh, x : x + bw] > 0
-        ink = float(np.count_nonzero(blob & (raw[y : y + bh, x : x + bw] == 0))) / max(1, int(np.count_nonzero(blob)))
-        if ink >= cfg.min_ink:
-            sizes.append((s, l_))
-    return sizes
