@@ -100,17 +100,10 @@ class TableSession:
     def apply(self, event: Mapping[str, Any]) -> list[Call] | Refused:
         """:meth:`submit` without clearing the camera's table (a deal the camera itself saw
         dealt: the cards it tracks meanwhile are the deal's)."""
-        if self._apply_outside is not None:
-            return self._apply_outside(dict(event))
-        try:
-            calls = [c.to_dict() for c in self.referee.apply(event)]
-        except RefereeError as exc:
-            return Refused(str(exc), self.t)
-        out = [{**c, "t": round(self.t, 2)} for c in calls]
-        self.noted(event, out)
-        for listener in self.listeners:
-            listener(event, out)
-        return out
+        done = self._apply(dict(event))
+        if len(done) == 1 and done[0].get("call") == "error":  # the rules core makes no error calls
+            return Refused(str(done[0].get("detail")), self.t)
+        return done
 
     def camera(self, plays: Sequence[ProposedPlay], t: float) -> Told:
         """The camera's new plays at frame time ``t`` (none: a frame; a trick gathered short
@@ -126,7 +119,8 @@ class TableSession:
         (already answered, or dropped by a new deal) is refused."""
         if self.arbiter is None:
             return Refused("confirm: no camera, so no question is open", self.t)
-        if question_id is not None and (self._question is None or self._question.id != question_id):
+        open_now = self.question
+        if question_id is not None and (open_now is None or open_now.id != question_id):
             return Refused(f"confirm: question {question_id} is not open", self.t)
         return self._told(self.arbiter.answer(answer))
 
@@ -168,9 +162,19 @@ class TableSession:
             self.arbiter.note(event, calls)
 
     def _apply(self, event: Call) -> list[Call]:
-        """The arbiter's way to the rules core: a refusal is an ``error`` call among its output."""
-        done = self.apply(event)
-        return [done.to_call()] if isinstance(done, Refused) else done
+        """Decide ``event`` (the arbiter's way to the rules core too): its calls, or one
+        ``error`` call saying why it was refused."""
+        if self._apply_outside is not None:
+            return self._apply_outside(event)
+        try:
+            calls = [c.to_dict() for c in self.referee.apply(event)]
+        except RefereeError as exc:
+            return [Refused(str(exc), self.t).to_call()]
+        out = [{**c, "t": round(self.t, 2)} for c in calls]
+        self.noted(event, out)
+        for listener in self.listeners:
+            listener(event, out)
+        return out
 
     def clear(self) -> None:
         """Forget the camera plays waiting and the open question (a new deal)."""
