@@ -7,9 +7,9 @@
 #   1. apt packages: picamera2 + libcamera (camera), lgpio (gpiozero's pin factory on Pi 5 and
 #      Bookworm), I2C tools, the DejaVu font the display uses; enables I2C (raspi-config).
 #   2. a system user `referee` in the gpio, video and i2c groups (the service runs as it).
-#   3. the code in /opt/referee/app and a venv /opt/referee/.venv WITH system site packages
-#      (picamera2 and lgpio come from apt), with hardware/constraints-<release>.txt applied
-#      (Bookworm: numpy < 2 to match Debian's picamera2).
+#   3. the code in /opt/referee/app (root's, not writable by others) and a venv /opt/referee/.venv
+#      WITH system site packages (picamera2 and lgpio come from apt), with
+#      hardware/constraints-<release>.txt applied (Bookworm: numpy < 2 to match Debian's picamera2).
 #   4. /etc/referee/config.toml (kept if it exists) and the systemd unit, enabled and started.
 # Options: --no-apt (skip step 1), --no-start (enable but do not start: chroots, images).
 set -euo pipefail
@@ -66,9 +66,11 @@ fi
 usermod -aG gpio,video,i2c referee
 
 say "code in $PREFIX/app, venv in $PREFIX/.venv"
-mkdir -p "$PREFIX/app"
-rsync -a --delete --exclude .git --exclude .venv --exclude '*.egg-info' --exclude out \
-  "$SRC/" "$PREFIX/app/"
+install -d -o root -g root -m 0755 "$PREFIX" "$PREFIX/app"
+# Root-owned and writable by root only: the service runs this code (and root runs pip on it),
+# so the user who cloned the checkout must not be able to change it afterwards.
+rsync -a --chown=root:root --chmod=go-w --delete --exclude .git --exclude .venv --exclude '*.egg-info' \
+  --exclude out "$SRC/" "$PREFIX/app/"
 [ -x "$PREFIX/.venv/bin/python" ] || python3 -m venv --system-site-packages "$PREFIX/.venv"
 "$PREFIX/.venv/bin/pip" install -q --upgrade pip
 # Editable, so the models/ folder next to the code is found (referee.paths.models_dir()).

@@ -4,6 +4,7 @@ and `systemd-analyze verify` through hardware/check-unit.sh where systemd-analyz
 from __future__ import annotations
 
 import configparser
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -82,3 +83,36 @@ def test_default_config_in_install_matches_unit() -> None:
     parser = configparser.ConfigParser(strict=False)
     parser.read_string(UNIT.read_text().replace("DeviceAllow", "#DeviceAllow"))
     assert parser["Service"]["ExecStart"].split()[0] == "/opt/referee/.venv/bin/referee"
+
+
+def _copy_step() -> str:
+    """install.sh's step that copies the code, as written (from its heading to the venv)."""
+    script = (HARDWARE / "install.sh").read_text()
+    start = script.index('say "code in $PREFIX/app')
+    return script[start:script.index('[ -x "$PREFIX/.venv/bin/python" ]', start)]
+
+
+def test_install_copies_the_code_root_owned_and_not_writable_by_others() -> None:
+    step = _copy_step()
+    rsync = " ".join(line.strip().rstrip("\\") for line in step.splitlines() if "rsync" in line or "--exclude out" in line)
+    assert "--chown=root:root" in rsync and "--chmod=go-w" in rsync
+    assert 'install -d -o root -g root -m 0755 "$PREFIX" "$PREFIX/app"' in step
+
+
+@pytest.mark.skipif(shutil.which("rsync") is None or os.geteuid() != 0, reason="needs rsync and root")
+def test_install_copy_step_gives_root_the_code_of_a_users_checkout(tmp_path: Path) -> None:
+    src, prefix = tmp_path / "checkout", tmp_path / "opt"
+    (src / "referee").mkdir(parents=True)
+    (src / "referee" / "run.py").write_text("print('the service runs this')\n")
+    (src / "referee" / "run.py").chmod(0o666)
+    for path in (src, src / "referee", src / "referee" / "run.py"):
+        os.chown(path, 4321, 4321)  # the user who cloned it
+    prefix.mkdir()
+    os.chown(prefix, 4321, 4321)
+    result = subprocess.run(["bash", "-euo", "pipefail", "-c", f'say() {{ :; }}\n{_copy_step()}'],
+                            env={**os.environ, "SRC": str(src), "PREFIX": str(prefix)}, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    for path in (prefix, prefix / "app", prefix / "app" / "referee", prefix / "app" / "referee" / "run.py"):
+        st = path.stat()
+        assert (st.st_uid, st.st_gid) == (0, 0), path
+        assert not st.st_mode & 0o022, f"{path} is writable by group or others"
