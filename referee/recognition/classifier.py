@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.cards import BACK, deck_family
-from referee.errors import BadCardError, ModelError
+from referee.errors import ConfigError, ModelError
 from referee.paths import models_dir
 from referee.recognition.enrollment import Enrollment, unit_rows
 from referee.recognition.model_info import ModelInfo, model_paths, sha256_file
@@ -185,7 +185,7 @@ def _session(path: Path, graph: bytes, threads: int) -> object:
     import onnxruntime as ort
 
     if threads < 1:
-        raise BadCardError(f"threads must be >= 1, got {threads}")
+        raise ConfigError(f"threads must be >= 1, got {threads}")
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = threads
     opts.inter_op_num_threads = 1

@@ -13,6 +13,7 @@ import pytest
 
 import referee.recognition as recognition
 from referee.cli import main
+from referee.errors import ConfigError
 from referee.paths import models_dir
 from referee.vision.finder_scenes import PlacedCard, StandInClassifier, make_scene
 
@@ -75,3 +76,13 @@ def test_a_missing_enrollment_is_one_line_naming_it(
     assert _command_line(monkeypatch, "detect", "--deck", "italian", "--enrollment", str(club), str(image)) == 2
     err = capsys.readouterr().err
     assert f"enrollment file not found: {club}" in err and "Traceback" not in err
+
+
+def test_no_classifier_threads_is_a_config_error_not_a_card_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    image = tmp_path / "good.png"
+    _table(image)
+    assert _command_line(monkeypatch, "detect", "--deck", "italian", "--threads", "0", str(image)) == 2
+    with pytest.raises(ConfigError, match="threads must be >= 1, got 0"):
+        main(["detect", "--deck", "italian", "--threads", "0", str(image)])
