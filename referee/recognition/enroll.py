@@ -217,8 +217,9 @@ def layout_crops(layout: Path, folder: Path) -> list[Named]:
     """Several cards per photo: one CSV row ``image,code,x0,y0,x1,y1`` per card."""
     out: list[Named] = []
     try:
-        rows = list(csv.DictReader(layout.open(newline="", encoding="utf-8")))
-    except OSError as exc:
+        with layout.open(newline="", encoding="utf-8") as fh:
+            rows = list(csv.DictReader(fh))
+    except (OSError, UnicodeDecodeError, csv.Error) as exc:
         raise ConfigError(f"cannot read layout file {layout}: {exc}") from exc
     for line, row in enumerate(rows, start=2):
         try:

@@ -76,3 +76,15 @@ def test_a_photo_too_small_to_read_is_named(tmp_path: Path, monkeypatch: pytest.
     _photo(tmp_path / "deck" / "coppe_2.jpg", size=(1, 1))
     err = _enroll(monkeypatch, capsys, tmp_path / "deck", tmp_path / "club.npz")
     assert f"--photos {tmp_path / 'deck'}: coppe_2.jpg: the card cut from it is unusable (1x1 px is too small" in err
+
+
+def test_a_layout_file_that_is_not_utf8_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    _photo(tmp_path / "deck" / "a.png")
+    layout = tmp_path / "layout.csv"
+    layout.write_bytes("image,code,x0,y0,x1,y1\na.png,coppe_1,0,0,60,90 # caf\xe9\n".encode("latin-1"))
+    monkeypatch.setattr(sys, "argv", ["referee", "enroll", "--deck", "italian", "--photos", str(tmp_path / "deck"),
+                                      "--layout", str(layout), "--out", str(tmp_path / "club.npz")])
+    assert main() == 2
+    err = capsys.readouterr().err
+    assert f"cannot read layout file {layout}: 'utf-8' codec can't decode byte 0xe9" in err and "Traceback" not in err
