@@ -6,8 +6,9 @@
 It renders the game (``referee.vision.simulator``), calibrates the table from the first frame's
 ArUco mat, runs the vision stage on every frame, feeds the play events to the rules core, prints
 the calls as JSON Lines and the final score, and writes to the output folder:
-``annotated.mp4`` (quads, labels, seat zones, the current call), ``screens/`` (the box's OLED
-screen for each call, as PNG), ``calls.jsonl``, ``events.jsonl`` and ``truth.jsonl``.
+``annotated.webm`` (a video any browser plays: quads, labels, seat zones, the current call),
+``screens/`` (the box's OLED screen for each call, as PNG), ``calls.jsonl``, ``events.jsonl``
+and ``truth.jsonl``.
 
 The vision stage is ``referee watch``'s live loop (finder + recogniser + play tracker +
 confirmation of unsure plays) when a recogniser model is present; otherwise, or with
@@ -44,7 +45,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trust-after-tricks", type=int, default=0, metavar="N",
                         help="call an out-of-turn play without asking once the camera saw N whole tricks "
                              "in a row (default 0: always ask whether the seat on turn played first)")
-    parser.add_argument("--no-video", action="store_true", help="skip writing annotated.mp4")
+    parser.add_argument("--no-video", action="store_true", help="skip writing annotated.webm")
     parser.add_argument("--quiet", action="store_true", help="print only the final score")
 
 

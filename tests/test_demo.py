@@ -18,7 +18,7 @@ def test_demo_referees_a_whole_deal_and_writes_video_screens_and_logs(tmp_path: 
     result = run_demo(game="briscola-2", seed=2, out=tmp_path, fps=2.0, truth_vision=True, quiet=True)
     assert result.calls[-1]["call"] == "deal_end"
     assert sum(1 for c in result.calls if c["call"] == "trick") == 20
-    assert (tmp_path / "annotated.mp4").stat().st_size > 10_000
+    assert (tmp_path / "annotated.webm").stat().st_size > 10_000
     screens = sorted(p.name for p in (tmp_path / "screens").glob("*.png"))
     assert screens[0].endswith("_trick.png") and screens[-1].endswith("_score.png")
     calls = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
@@ -40,7 +40,7 @@ def test_demo_cli_prints_calls_and_the_final_score(tmp_path: Path, capsys: pytes
     assert "final score:" in out and "32/32 plays right, 0 misread, 0 phantom" in out
     delay_line = next(line for line in out.splitlines() if "delay from a card lying still" in line)
     assert float(delay_line.rsplit("max ", 1)[1].split()[0]) <= 0.5  # truth: within one frame at 2 fps
-    assert not (tmp_path / "annotated.mp4").exists()
+    assert not (tmp_path / "annotated.webm").exists()
     assert "annotated" not in out  # --no-video: the summary does not claim a video
 
 

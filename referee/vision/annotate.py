@@ -1,13 +1,16 @@
 """Annotated frames for ``referee watch --annotate``: zones, card quads with labels, the last call.
 
-    writer = AnnotatedVideo("out.mp4", fps=10)
+    writer = AnnotatedVideo("out.webm", fps=10)
     writer.write(annotate(frame.image, layout, live.seen(), "W plays coppe_3", t=frame.t))
     writer.close()
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import os
+import sys
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -65,25 +68,62 @@ def annotate(
     return out
 
 
-class AnnotatedVideo:
-    """An mp4 writer opened on the first frame (its size is not known before)."""
+#: container suffix -> OpenCV codec: VP8 WebM plays in every browser (OpenCV's pip wheels
+#: cannot write H.264); MPEG-4 Part 2 ``.mp4`` is kept for players that want it, not browsers
+CODECS = {".webm": "VP80", ".mp4": "mp4v"}
+#: wider frames are scaled down to this width: VP8's encoding time grows with the pixel count
+VIDEO_MAX_WIDTH = 960
 
-    def __init__(self, path: str | Path, fps: float = 10.0) -> None:
+
+class AnnotatedVideo:
+    """A video writer opened on the first frame (its size is not known before).
+
+    ``.webm`` (VP8, the default everywhere) plays in any browser; ``.mp4`` is MPEG-4 Part 2.
+    Frames wider than ``max_width`` are scaled down, keeping their aspect.
+    """
+
+    def __init__(self, path: str | Path, fps: float = 10.0, max_width: int = VIDEO_MAX_WIDTH) -> None:
         self.path = Path(path)
         self.fps = fps
+        self.max_width = max_width
+        if self.path.suffix.lower() not in CODECS:
+            raise RefereeError(f"cannot write video {self.path}: the name must end in "
+                               f"{' or '.join(CODECS)} (.webm plays in browsers)")
         self._writer: Any = None
+        self._size: tuple[int, int] = (0, 0)
 
     def write(self, image: Image) -> None:
+        h, w = image.shape[:2]
         if self._writer is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            fourcc = cv2.VideoWriter_fourcc(*"mp4v")  # type: ignore[attr-defined]
-            h, w = image.shape[:2]
-            self._writer = cv2.VideoWriter(str(self.path), fourcc, self.fps, (w, h))
+            scale = min(1.0, self.max_width / w)
+            # even sizes: the encoders' colour subsampling needs them
+            self._size = (2 * round(w * scale / 2), 2 * round(h * scale / 2))
+            fourcc = cv2.VideoWriter_fourcc(*CODECS[self.path.suffix.lower()])  # type: ignore[attr-defined]
+            with _quiet_stderr():  # FFmpeg warns about the WebM codec tag it then fixes itself
+                self._writer = cv2.VideoWriter(str(self.path), fourcc, self.fps, self._size)
             if not self._writer.isOpened():
                 raise RefereeError(f"cannot write video {self.path}")
-        self._writer.write(image)
+        frame: Any = image
+        if (w, h) != self._size:
+            frame = cv2.resize(image, self._size, interpolation=cv2.INTER_AREA)
+        self._writer.write(frame)
 
     def close(self) -> None:
         if self._writer is not None:
             self._writer.release()
             self._writer = None
+
+
+@contextlib.contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """Silence what native code prints on file descriptor 2 (Python's own errors still raise)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)

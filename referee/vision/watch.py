@@ -1,6 +1,6 @@
 """``referee watch --source SRC --game G --layout FILE``: the live loop, calls out as JSON Lines.
 
-    referee watch --source picamera --game briscola-4 --layout layout.json --annotate out.mp4
+    referee watch --source picamera --game briscola-4 --layout layout.json --annotate out.webm
     referee watch --source sim:briscola-4:7 --game briscola-4        # the simulator's own layout
 
 Each frame goes through :class:`~referee.vision.live.LiveVision` (finder, recogniser, play
@@ -60,7 +60,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--game", required=True, help="briscola-2, briscola-4, briscola-chiamata, belotta, binocolo")
     parser.add_argument("--layout", help="layout file from `referee calibrate` (not needed for sim: sources)")
     parser.add_argument("--deck", choices=("italian", "french"), help="recogniser (default: the game's deck)")
-    parser.add_argument("--annotate", metavar="OUT.mp4", help="write annotated frames to this video")
+    parser.add_argument("--annotate", metavar="OUT.webm", help="write annotated frames to this video (.webm plays in browsers; .mp4 too)")
     parser.add_argument("--events", metavar="FILE", help="operator events, JSON Lines (followed; - = stdin)")
     parser.add_argument("--models", help="model folder (default: the committed models/)")
     parser.add_argument("--threads", type=int, default=1)

@@ -172,10 +172,10 @@ def test_cli_runs_frames_and_prints_json_lines(
     ops.write_text(json.dumps({"event": "deal", "game": "briscola-4", "seats": SEATS, "trump_card": "denari_1"}) + "\n")
     status = main(["watch", "--source", str(tmp_path / "*.png"), "--game", "briscola-4",
                    "--layout", str(tmp_path / "layout.json"), "--events", str(ops),
-                   "--annotate", str(tmp_path / "out.mp4")])
+                   "--annotate", str(tmp_path / "out.webm")])
     lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert status == 0 and all("call" in x for x in lines)
-    assert (tmp_path / "out.mp4").stat().st_size > 0
+    assert (tmp_path / "out.webm").stat().st_size > 0
 
 
 def briscola4_deal() -> dict[str, Any]:

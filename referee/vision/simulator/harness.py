@@ -74,7 +74,7 @@ def run_demo(
             stage = real
     say(f"# vision: {stage.name}")
 
-    result = DemoResult(vision=stage.name, out=out, video=out / "annotated.mp4" if video else None)
+    result = DemoResult(vision=stage.name, out=out, video=out / "annotated.webm" if video else None)
     writer = VideoWriter(result.video, fps) if result.video is not None else None
     screens = ScreenWriter(out / "screens", say)
     captions = CaptionBoard()
