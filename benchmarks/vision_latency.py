@@ -103,21 +103,21 @@ def frame_latency(frames: list[tuple[np.ndarray, int, str, object]]) -> None:
 def play_delay(seed: int, fps: float) -> None:
     from referee.recognition import CardClassifier
     from referee.rules import Referee
+    from referee.table.proposal import ProposedPlay
     from referee.vision.live import LiveVision
     from referee.vision.simulator.video import simulate_game
 
     sim = simulate_game("briscola-4", deck="italian", seed=seed, fps=fps)
     live = LiveVision.create(sim.layout, CardClassifier.load("italian", threads=1), Referee())
-    seen: list[dict[str, object]] = []
+    seen: list[ProposedPlay] = []
     for frame in sim.frames():
-        for event in live.update(frame.image, frame.t, [e for e in frame.events if e.get("event") != "play"]):
-            seen.append(event)
+        seen += live.update(frame.image, frame.t, [e for e in frame.events if e.get("event") != "play"])
     delays = []
     truth = list(sim.plays)
     for play in truth:
-        match = [e for e in seen if e["card"] == play.card and e["seat"] == play.seat]
+        match = [p for p in seen if p.card == play.card and p.seat == play.seat]
         if match:
-            delays.append(float(match[0]["t"]) - play.t)  # type: ignore[arg-type]
+            delays.append(match[0].t - play.t)
     found = len(delays)
     print(f"still -> play event  median {np.median(delays) * 1000:6.0f} ms   max {max(delays) * 1000:6.0f} ms"
           f"   ({found}/{len(truth)} plays matched at {fps:g} fps; frame step {1000 / fps:.0f} ms)"

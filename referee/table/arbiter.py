@@ -59,6 +59,7 @@ from referee.rules.calls import ViolationCall
 from referee.rules.events import PlayEvent
 from referee.rules.state import DealState
 from referee.table.answer import Answer
+from referee.table.camera import CameraTracker
 from referee.table.proposal import ProposedPlay
 
 Event = dict[str, Any]
@@ -84,7 +85,7 @@ class PlayArbiter:
 
     def __init__(
         self,
-        tracker: Any,
+        tracker: CameraTracker,
         referee_of: Callable[[], Referee],
         apply: Callable[[Event], list[Event]],
         confirm_below: float = 0.8,

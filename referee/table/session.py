@@ -26,6 +26,7 @@ from referee.errors import RefereeError
 from referee.rules import Referee
 from referee.table.answer import Answer
 from referee.table.arbiter import NEVER_TRUSTED, PlayArbiter
+from referee.table.camera import CameraTracker
 from referee.table.proposal import ProposedPlay
 from referee.table.question import Question
 from referee.table.refused import Refused
@@ -65,7 +66,7 @@ class TableSession:
 
     def __init__(
         self,
-        tracker: Any = None,
+        tracker: CameraTracker | None = None,
         *,
         referee: Referee | None = None,
         confirm_below: float = 0.8,

@@ -223,6 +223,12 @@ class ArbitratedTracker(FakeTracker):
     def spot_clear(self, seat: str, t: float) -> bool:
         return True
 
+    def best_guess(self, track: Any) -> str | None:
+        return None
+
+    def settle(self, track_id: int | None, card: str, seat: str) -> None:
+        pass
+
 
 def test_attached_to_a_box_the_camera_plays_are_the_plays(cfg: BoxConfig, clock: FakeClock) -> None:
     truth_play = {"event": "play", "seat": "N", "card": "spade_3"}
