@@ -109,6 +109,11 @@ class VisionFeed:
                 self._items(frame)
                 if frame.index >= pos:
                     break
+        except CameraError as exc:
+            # a fault while catching up is not fatal: the frames up to ``pos`` that are still to
+            # come are read as usual and emit nothing (``self.skip``)
+            log.warning("camera fault while resuming (%s); frames up to %d are skipped as they come", exc, pos)
+            return
         finally:
             self.tracker.rules = rules
         log.info("resumed the video after frame %d", pos)

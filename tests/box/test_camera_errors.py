@@ -27,6 +27,7 @@ from referee.box.vision_feed import VisionFeed
 from referee.cli import main
 from referee.errors import CameraError
 from referee.paths import models_dir
+from referee.table.proposal import ProposedPlay
 from referee.vision.finder import FrameError
 from referee.vision.sources import EndOfSource, Frame, FrameSource, TimeoutSource, open_source
 
@@ -173,3 +174,24 @@ def test_a_damaged_model_is_a_fault_screen_and_status_1(
     monkeypatch.setenv("REFEREE_MODELS", str(models))
     err = _start(tmp_path, "", capsys)
     assert f"{models / 'italian.onnx'}: sha256 is" in err
+
+
+def test_a_camera_error_while_resuming_skips_the_rest_as_it_comes(caplog: pytest.LogCaptureFixture) -> None:
+    class Tracked(Plays):
+        def __init__(self) -> None:
+            super().__init__()
+            self.seen: list[int] = []
+
+        def update(self, image: Any, t: float) -> list[ProposedPlay]:  # type: ignore[override]
+            self.seen.append(round(t * 10))
+            return [ProposedPlay("N", "coppe_3", 0.9, t)]
+
+    vision = Tracked()
+    feed = VisionFeed(BrokenDriver(8, {2: RuntimeError("libcamera: capture failed")}), vision)
+    feed.skip_to(4)  # resuming after frame 4: the fault at the third read does not end it
+    assert "camera fault while resuming" in caplog.text and "RuntimeError: libcamera" in caplog.text
+    played = []
+    while not feed.finished:
+        played += [item.pos for item in feed.poll(0.0) if item.event is not None]
+    assert played == [5, 6, 7]  # frames 3 and 4 came after the fault: read, and nothing emitted
+    assert vision.seen == [0, 1, 3, 4, 5, 6, 7]
