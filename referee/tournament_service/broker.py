@@ -2,13 +2,15 @@
 each message to :class:`Service` and publishes its requests (``resend``, ``assign``).
 
 A persistent session (fixed client id, ``clean_session`` false, QoS 1) makes the broker keep
-the boxes' messages while the service is down; paho acknowledges a message only after
-``Service.handle`` returned, i.e. after it is in the tournament record.
+the boxes' messages while the service is down. Messages are acknowledged to the broker by hand,
+only once they are in the tournament record: a writer thread takes what arrived meanwhile (up
+to ``BATCH``) and records it in one transaction, then acknowledges each.
 """
 
 from __future__ import annotations
 
 import logging
+import queue
 import threading
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,8 @@ from referee.tournament_service.service import Service
 log = logging.getLogger("referee.tournament.broker")
 
 CLIENT_ID = "referee-tournament"
+#: messages recorded in one transaction at most
+BATCH = 500
 
 
 class BrokerLink:
@@ -33,7 +37,10 @@ class BrokerLink:
         self.host, self.port, tls = broker_address(url)
         self.connected = threading.Event()
         self.client = Client(CallbackAPIVersion.VERSION2, client_id=client_id,
-                             clean_session=False, protocol=MQTTv311)
+                             clean_session=False, protocol=MQTTv311, manual_ack=True)
+        self.inbox: queue.Queue[Any] = queue.Queue()
+        self.writer = threading.Thread(target=self._write_loop, name="tournament-writer", daemon=True)
+        self.stopping = threading.Event()
         password = None
         if password_file is not None:
             try:
@@ -51,10 +58,13 @@ class BrokerLink:
         service.send = self.publish
 
     def start(self) -> None:
+        self.writer.start()
         self.client.connect_async(self.host, self.port, keepalive=15)
         self.client.loop_start()
 
     def stop(self) -> None:
+        self.stopping.set()
+        self.writer.join(5)
         self.client.disconnect()
         self.client.loop_stop()
 
@@ -75,7 +85,22 @@ class BrokerLink:
         log.warning("lost the broker (%s); reconnecting", reason)
 
     def _on_message(self, client: Any, userdata: Any, msg: Any) -> None:
-        try:
-            self.service.handle(msg.topic, msg.payload)
-        except Exception:  # never let one message stop paho's network thread
-            log.exception("message on %s not handled", msg.topic)
+        self.inbox.put(msg)
+
+    def _write_loop(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                batch = [self.inbox.get(timeout=0.2)]
+            except queue.Empty:
+                continue
+            while len(batch) < BATCH:
+                try:
+                    batch.append(self.inbox.get_nowait())
+                except queue.Empty:
+                    break
+            try:
+                self.service.handle_batch([(m.topic, m.payload) for m in batch])
+            except Exception:  # never let one bad batch stop the service
+                log.exception("%d messages not handled", len(batch))
+            for m in batch:  # recorded (or refused for good): the broker may forget them
+                self.client.ack(m.mid, m.qos)

@@ -17,6 +17,7 @@ Every message is taken or rejected with a reason (logged, counted, the record un
 
 from __future__ import annotations
 
+import copy
 import logging
 import threading
 import time
@@ -105,7 +106,7 @@ class Service:
     def apply(self, actions: Sequence[Action]) -> None:
         """Apply organiser actions, all or none; recorded before they count."""
         with self.lock:
-            trial = Tournament.replay(self.store.actions())
+            trial = copy.deepcopy(self.tournament)
             for action in actions:
                 trial.apply(action)  # TournamentError: nothing recorded, nothing changed
             self.store.append_actions(actions)
@@ -117,20 +118,41 @@ class Service:
     def handle(self, topic_name: str, payload: bytes) -> str:
         """Take one message; returns what happened (``taken``, ``duplicate``, ``status`` or
         ``rejected: reason``), logged when it is not taken."""
+        return self.handle_batch([(topic_name, payload)])[0]
+
+    def handle_batch(self, messages: Sequence[tuple[str, bytes]]) -> list[str]:
+        """Take messages in order, recorded in one transaction; what happened to each. If the
+        record cannot be written, none of them counts (the boxes are asked again later)."""
+        outcomes: list[str] = []
         with self.lock:
             try:
-                outcome = self._handle(topic_name, payload)
-            except (MessageError, TournamentError) as exc:
-                outcome = f"rejected: {exc}"
-            except StoreError as exc:  # not taken: the box's status brings it again
-                outcome = f"rejected: not recorded: {exc}"
-            if outcome.startswith("rejected"):
-                reason = outcome.removeprefix("rejected: ")
-                self.rejected[reason.split(":")[0]] += 1
-                log.warning("%s: %s", topic_name, outcome)
-        if outcome in ("taken", "status"):
+                with self.store.batch():
+                    for topic_name, payload in messages:
+                        outcomes.append(self._handle_one(topic_name, payload))
+            except StoreError as exc:  # memory = disk again; the boxes' status brings them back
+                self._reload()
+                outcomes = [f"rejected: not recorded: {exc}"] * len(messages)
+                log.error("%s", outcomes[0])
+        if any(o in ("taken", "status") for o in outcomes):
             self.changed()
+        return outcomes
+
+    def _handle_one(self, topic_name: str, payload: bytes) -> str:
+        try:
+            outcome = self._handle(topic_name, payload)
+        except (MessageError, TournamentError) as exc:
+            outcome = f"rejected: {exc}"
+        if outcome.startswith("rejected"):
+            reason = outcome.removeprefix("rejected: ")
+            self.rejected[reason.split(":")[0]] += 1
+            log.warning("%s: %s", topic_name, outcome)
         return outcome
+
+    def _reload(self) -> None:
+        self.tournament = Tournament.replay(self.store.actions())
+        self.expected = self.store.next_seqs()
+        self.live = {}
+        self._rebuild_live()
 
     def _handle(self, topic_name: str, payload: bytes) -> str:
         table, leaf = parse_topic(topic_name)
@@ -183,7 +205,7 @@ class Service:
             return None
         action = BoxResult(msg.table, msg.match, winner if isinstance(winner, str) else None,
                            {str(k): int(v) for k, v in score.items() if isinstance(v, int)})
-        trial = Tournament.replay(self.store.actions())
+        trial = copy.deepcopy(self.tournament)
         try:
             trial.apply(action)
         except TournamentError as exc:

@@ -121,3 +121,16 @@ def test_organiser_action_the_tournament_refuses_records_nothing(tmp_path: Path)
     with pytest.raises(TournamentError, match="no such match"):
         service.apply([OrganiserResult("R9-9", "p1", {}, "Mario", "typo")])
     assert service.store.action_count() == before
+
+
+def test_batch_that_cannot_be_recorded_counts_none_of_its_messages(tmp_path: Path) -> None:
+    service = start_service(tmp_path / "t", [])
+    store = box_store(tmp_path, 1)
+    msgs = messages(store, 1, record_match(store, "briscola-4", 4, upto=6))
+    service.store.conn.execute("PRAGMA query_only = 1")  # the disk refuses every write
+    outcomes = service.handle_batch([(topic(1, "record"), m.to_bytes()) for m in msgs])
+    assert all(o.startswith("rejected: not recorded") for o in outcomes)
+    assert service.expected == {} and service.live == {}  # memory is what the disk holds
+    service.store.conn.execute("PRAGMA query_only = 0")
+    assert service.handle_batch([(topic(1, "record"), m.to_bytes()) for m in msgs]) == ["taken"] * len(msgs)
+    assert len(list(service.store.records(1, msgs[0].match))) == len(msgs)
