@@ -98,6 +98,8 @@ class ModelInfo:
             raise bad("embedding_dim", "an integer >= 1", self.embedding_dim)
         if min(self.input_size) < 1:
             raise bad("input_size", "[width, height], each >= 1", list(self.input_size))
+        if not isinstance(self.extra.get("turn_average", False), bool):  # "false" would turn it on
+            raise bad("turn_average", "true or false", self.extra["turn_average"])
         if not SHA256_HEX.fullmatch(self.onnx_sha256):
             raise bad("onnx_sha256", "64 lowercase hex digits (the sha256 of the .onnx file)", self.onnx_sha256)
 

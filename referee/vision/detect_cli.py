@@ -34,8 +34,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--models", default=None, help="model folder (default: the committed models/)")
     parser.add_argument("--threads", type=int, default=1, help="classifier threads (default 1)")
     parser.add_argument("--enrollment", default=None, help="the club's deck, from `referee enroll` (.npz)")
-    parser.add_argument("--max-width", type=int, default=1280, help="analysis width (default 1280)")
+    parser.add_argument("--max-width", type=_width, default=1280, help="analysis width (default 1280, at least 64)")
     parser.add_argument("--min-confidence", type=float, default=0.3)
+
+
+def _width(text: str) -> int:
+    """``--max-width``: a whole number of pixels wide enough to find a card in."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of pixels, got {text!r}") from None
+    if value < 64:
+        raise argparse.ArgumentTypeError(f"expected at least 64 pixels, got {value}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:

@@ -86,3 +86,12 @@ def test_no_classifier_threads_is_a_config_error_not_a_card_error(
     assert _command_line(monkeypatch, "detect", "--deck", "italian", "--threads", "0", str(image)) == 2
     with pytest.raises(ConfigError, match="threads must be >= 1, got 0"):
         main(["detect", "--deck", "italian", "--threads", "0", str(image)])
+
+
+@pytest.mark.parametrize("width", ["0", "-5", "wide"])
+def test_an_analysis_width_no_card_fits_in_is_refused_on_the_command_line(
+    width: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["detect", "--deck", "italian", "--max-width", width, "x.png"])
+    assert exited.value.code == 2 and "--max-width: expected" in capsys.readouterr().err
