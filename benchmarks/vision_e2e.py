@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.errors import RefereeError
+from referee.paths import SharedDataMissing, require_shared
 from referee.rules import available_games
 from referee.vision.simulator.harness import run_demo
 from referee.vision.simulator.random_scene import BENCHMARK_FACE_SETS as FACE_SETS
@@ -81,6 +82,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="the arbiter calls out of turn without asking after N whole tricks seen "
                              "(default 0: always asks first)")
     args = parser.parse_args(argv)
+    if not args.replay:
+        try:  # its cloths and card prints are the shared folder's
+            require_shared("benchmarks/vision_e2e.py", "faces")
+        except SharedDataMissing as exc:
+            print(exc, file=sys.stderr)
+            return 2
     games = args.games or available_games()
     totals = Score(0, 0, 0, 0, 0, 0)
     started = time.perf_counter()

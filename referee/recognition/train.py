@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from referee.cards import RECOGNISER_LABELS, deck_family
-from referee.paths import REPO_ROOT, models_dir, shared_dir
+from referee.paths import REPO_ROOT, models_dir, require_shared
 from referee.recognition.dataset import NEGATIVES, NegativeRecipe, SynthSet, cached_set, join_sets
 from referee.recognition.faces import DEFAULT_HOLDOUT, face_sets
 from referee.recognition.pip_scale import PipRecipe
@@ -223,7 +223,7 @@ class _Logger:
 
 
 def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, SynthSet, dict[str, Any]]:
-    root = args.shared if args.shared is not None else shared_dir()
+    root = require_shared("referee train", "faces", args.shared)
     names = [s.name for s in face_sets(deck, root)]
     holdout = list(DEFAULT_HOLDOUT[deck] if args.holdout is None else args.holdout)
     unknown = sorted(set(holdout) - set(names))
@@ -293,7 +293,7 @@ def _real_set(args: argparse.Namespace, deck: str, plan: dict[str, Any], log: _L
         return None
     if not 0 < share < 1:
         raise ConfigError(f"--real-photos {share}: expected a share of the batch in 0-1")
-    root = args.shared if args.shared is not None else shared_dir()
+    root = require_shared("referee train --real-photos", "photos", args.shared)
     if reskin:
         from referee.recognition.reskin import build_reskin_set
 
