@@ -8,7 +8,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 import pytest
-from fake_prints import KENNARD, write_french_print
+from recognition.fake_prints import KENNARD, write_french_print
 
 from referee.cards import RECOGNISER_LABELS
 from referee.recognition import court_swap as cs
