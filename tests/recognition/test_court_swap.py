@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 import pytest
-from recognition.fake_prints import KENNARD, write_french_print
 
+from recognition.fake_prints import KENNARD, write_french_print
 from referee.recognition import court_swap as cs
 from referee.recognition.dataset import cached_set, render_set
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from recognition.enroll_bench import load_enroll_photos
 
+from recognition.enroll_bench import load_enroll_photos
 from referee.cards import DECKS
 from referee.cli import main
 from referee.errors import ConfigError

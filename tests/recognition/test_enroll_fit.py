@@ -8,8 +8,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from recognition.enroll_bench import load_enroll_photos
 
+from recognition.enroll_bench import load_enroll_photos
 from referee.paths import models_dir, shared_dir
 from referee.recognition import CardClassifier, Enrollment
 from referee.recognition.enroll import enroll

@@ -8,8 +8,8 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 import pytest
-from recognition.fake_prints import KENNARD, write_french_print
 
+from recognition.fake_prints import KENNARD, write_french_print
 from referee.cards import RECOGNISER_LABELS
 from referee.recognition import court_swap as cs
 from referee.recognition import pip_scale as ps
