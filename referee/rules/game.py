@@ -5,7 +5,7 @@ A game is a small subclass overriding a few hooks; the engine
 bad cards, proving obligations, tricks, undo, deal and match bookkeeping.  A game instance holds
 the match's parsed options (``self.options``) and no other state: per-deal data lives in
 ``DealState.data`` (a typed :class:`~referee.rules.state.DealData` of the game's own),
-per-match data in ``MatchState.extra``.
+per-match data in ``MatchState.data`` (a :class:`~referee.rules.state.MatchData`).
 
     game = get_game("briscola-4")({"tie": "replay"})      # options dict -> parsed + checked
     game.deck, game.options.tie                            # -> ITALIAN_40, 'replay'

@@ -243,7 +243,7 @@ class Referee:
         if dealer not in ev.seats:
             dealer = ev.seats[-1]
         deal = DealState(ev.game, number, ev.seats, dealer, game.options)
-        deal.carry = copy.deepcopy(match.extra) if match.extra else {}
+        deal.carry = copy.deepcopy(match.data)
         calls.extend(game.start_deal(deal, ev))  # raises before anything is committed
         snapshot = (copy_match(match), self._next_dealer)
         if self.deal is not None and self.game is not None:

@@ -2,7 +2,8 @@
 
 The engine (:mod:`referee.rules.referee`) owns and mutates these; games read them in their
 hooks and keep their own per-deal state in ``DealState.data``: a :class:`DealData` dataclass
-of the game's own, with typed fields, read back with ``deal.data_as(TheGamesDealData)``.
+of the game's own, with typed fields, read back with ``deal.data_as(TheGamesDealData)``; and
+their per-match state likewise in ``MatchState.data`` (a :class:`MatchData`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from referee.rules.tricks import Obligation, Trick
 
 Phase = Literal["contract", "play", "over"]
 DataT = TypeVar("DataT", bound="DealData")
+MatchDataT = TypeVar("MatchDataT", bound="MatchData")
 
 
 def team_name(team: tuple[str, ...] | list[str]) -> str:
@@ -51,12 +53,17 @@ class MatchOutcome:
         return MatchEndCall(winner=self.winner, score=dict(self.score), extra=dict(self.extra))
 
 
+@dataclass(slots=True)
 class DealData:
     """A game's own per-deal state (``DealState.data``).  A game that keeps any subclasses this
     as a dataclass with typed fields, sets a fresh one in ``start_deal`` and reads it with
     :meth:`DealState.data_as`; this base (briscola's) holds nothing."""
 
-    __slots__ = ()
+
+@dataclass(slots=True)
+class MatchData:
+    """A game's own per-match state (``MatchState.data``), like :class:`DealData`: set in
+    ``new_match``, read with :meth:`MatchState.data_as`; this base holds nothing."""
 
 
 @dataclass(slots=True)
@@ -97,8 +104,8 @@ class DealState:
     last_winner: str | None = None  #: who took the last completed trick
     result: DealResult | None = None
     data: DealData = field(default_factory=DealData)  #: the game's own per-deal state
-    #: a copy of ``MatchState.extra`` as the deal began (read it, e.g. belotta's pot in play)
-    carry: dict[str, Any] = field(default_factory=dict)
+    #: a copy of ``MatchState.data`` as the deal began (read it, e.g. belotta's pot in play)
+    carry: MatchData = field(default_factory=MatchData)
 
     def __post_init__(self) -> None:
         for seat in self.seats:
@@ -139,4 +146,11 @@ class MatchState:
     score: dict[str, int] = field(default_factory=dict)
     deals: int = 0  #: deals finished so far
     outcome: MatchOutcome | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
+    data: MatchData = field(default_factory=MatchData)  #: the game's own per-match state
+
+    def data_as(self, kind: type[MatchDataT]) -> MatchDataT:
+        """:attr:`data` as the game's own class (its ``new_match`` set it)."""
+        data = self.data
+        if not isinstance(data, kind):
+            raise TypeError(f"the {self.game} match holds {type(data).__name__}, not {kind.__name__}")
+        return data

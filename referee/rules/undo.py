@@ -90,7 +90,7 @@ def unvoided(ev: Event) -> Event:
 
 
 def copy_match(match: MatchState) -> MatchState:
-    """A copy for undo snapshots; only ``extra`` (game data, any shape) is copied deeply."""
+    """A copy for undo snapshots; the game's ``data`` is copied deeply."""
     return MatchState(
         match.game,
         match.seats,
@@ -98,7 +98,7 @@ def copy_match(match: MatchState) -> MatchState:
         dict(match.score),
         match.deals,
         match.outcome,
-        copy.deepcopy(match.extra) if match.extra else {},
+        copy.deepcopy(match.data),
     )
 
 

@@ -8,6 +8,7 @@ exercises what briscola does not have.
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import pytest
@@ -30,7 +31,14 @@ from referee.rules.events import ContractEvent, DeclareEvent, Event, GameEvent, 
 from referee.rules.game import Game, Table
 from referee.rules.obligations import show_cards
 from referee.rules.playout import PlayoutError, random_deal_events
-from referee.rules.state import DealResult, DealState, MatchOutcome, MatchState, team_name
+from referee.rules.state import (
+    DealResult,
+    DealState,
+    MatchData,
+    MatchOutcome,
+    MatchState,
+    team_name,
+)
 from referee.rules.tricks import (
     Obligation,
     Trick,
@@ -42,6 +50,11 @@ from referee.rules.tricks import (
 
 ORDER = {r: i for i, r in enumerate(("7", "8", "9", "J", "Q", "K", "10", "A"))}
 SEATS = ["N", "W", "S", "E"]
+
+
+@dataclass(slots=True)
+class ToyMatch(MatchData):
+    seen_deals: int = 0
 
 
 class Toy(Game):
@@ -98,7 +111,9 @@ class Toy(Game):
     def add_deal(
         self, match: MatchState, deal: DealState, result: DealResult
     ) -> MatchOutcome | None:
-        match.extra["seen_deals"] = match.extra.get("seen_deals", 0) + 1
+        if not isinstance(match.data, ToyMatch):  # the default new_match leaves it empty
+            match.data = ToyMatch()
+        match.data_as(ToyMatch).seen_deals += 1
         if result.winner is None:
             return None
         match.score[result.winner] = match.score.get(result.winner, 0) + 1
@@ -524,7 +539,7 @@ def test_a_game_event_can_end_the_deal_and_the_engine_finishes_it() -> None:
     with pytest.raises(PhaseError, match="over"):
         ref.apply(play("N", "7S"))
     run(ref, deal(dealer="N"))
-    assert ref.deal is not None and ref.deal.carry == {"seen_deals": 1}
+    assert ref.deal is not None and ref.deal.carry == ToyMatch(seen_deals=1)
 
 
 def test_wrong_dealer_when_the_deal_must_rotate() -> None:

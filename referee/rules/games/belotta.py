@@ -63,6 +63,7 @@ from referee.rules.state import (
     DealData,
     DealResult,
     DealState,
+    MatchData,
     MatchOutcome,
     MatchState,
     team_name,
@@ -111,6 +112,13 @@ class BelottaDeal(DealData):
         """The caller; known once cards are played."""
         assert self.caller is not None
         return self.caller
+
+
+@dataclass(slots=True)
+class BelottaMatch(MatchData):
+    """Belotta's own per-match state."""
+
+    score: MatchScore = field(default_factory=MatchScore)  #: tens, raw points, pot (4b, 4e)
 
 
 class Belotta(Game):
@@ -423,13 +431,13 @@ class Belotta(Game):
     def new_match(self, seats: tuple[str, ...]) -> MatchState:
         match = MatchState(self.name, seats, self.options)
         match.score = {team_name((seats[0], seats[2])): 0, team_name((seats[1], seats[3])): 0}
-        match.extra["belotta"] = MatchScore()
+        match.data = BelottaMatch()
         return match
 
     def add_deal(
         self, match: MatchState, deal: DealState, result: DealResult
     ) -> MatchOutcome | None:
-        ms: MatchScore = match.extra.setdefault("belotta", MatchScore())
+        ms = match.data_as(BelottaMatch).score
         score = deal.data_as(BelottaDeal).score
         if score is None:  # a redeal (1b, 1e): nothing scored, the pot stays
             return None
@@ -497,8 +505,8 @@ class Belotta(Game):
 
 def _pot(deal: DealState) -> int:
     """4b: raw points left in play by earlier tied deals (the match as this deal began)."""
-    ms = deal.carry.get("belotta")
-    return ms.pot if isinstance(ms, MatchScore) else 0
+    carry = deal.carry
+    return carry.score.pot if isinstance(carry, BelottaMatch) else 0
 
 
 def _from_right(seats: tuple[str, ...], dealer: str) -> list[str]:

@@ -44,7 +44,14 @@ from referee.rules.errors import EventError, OptionError, PhaseError
 from referee.rules.events import ContractEvent, DealEvent, Event, GameEvent
 from referee.rules.game import Game, Table, parse_deck_card
 from referee.rules.options import GameOptions
-from referee.rules.state import DealData, DealResult, DealState, MatchOutcome, MatchState
+from referee.rules.state import (
+    DealData,
+    DealResult,
+    DealState,
+    MatchData,
+    MatchOutcome,
+    MatchState,
+)
 from referee.rules.tricks import BRISCOLA_POINTS, BRISCOLA_STRENGTH, Trick, winner_index
 from referee.rules.violations import violation
 
@@ -156,6 +163,13 @@ class ChiamataDeal(DealData):
     contract: Contract | None = None
     partner: str | None = None  #: the called card's holder, once it is played (rule 3e)
     void: bool = False  #: a forfait voided the deal (rule 7a)
+
+
+@dataclass(slots=True)
+class ChiamataMatch(MatchData):
+    """Chiamata's own per-match state."""
+
+    played: int = 0  #: deals played and scored (a forfait's void deal does not count, 7a)
 
 
 @dataclass(frozen=True, slots=True)
@@ -417,7 +431,7 @@ class Chiamata(Game):
     def new_match(self, seats: tuple[str, ...]) -> MatchState:
         match = MatchState(self.name, seats, self.options)
         match.score = dict.fromkeys(seats, 0)  # cumulative credits per seat
-        match.extra["played"] = 0
+        match.data = ChiamataMatch()
         return match
 
     def add_deal(
@@ -427,7 +441,8 @@ class Chiamata(Game):
             return None  # rule 7a: a forfait voids the deal; it does not count
         for seat, n in result.extra["credits"].items():
             match.score[seat] = match.score.get(seat, 0) + n
-        match.extra["played"] = played = match.extra.get("played", 0) + 1
+        state = match.data_as(ChiamataMatch)
+        state.played = played = state.played + 1
         if played < self.options.deals:
             return None
         top = leaders(match.score)
