@@ -58,6 +58,10 @@ MIN_CODES_TO_CENTER = 8
 #: along; large: no whitening).  The EPFL figures are flat from 0.1 to 1; on the held-out
 #: synthetic prints (``benchmarks/enroll_prints.py --per-face 4``) 1 reads 1-3 cards more than 0.1-0.3.
 WHITEN_SHRINK = 1.0
+#: Bounds of an enrollment file's numbers (a file past them is refused as corrupt): ``scale`` is
+#: fitted among 10-40 (enroll_fit); prototypes and centre are about unit length.
+MAX_SCALE = 1000.0
+MAX_ABS = 1e6
 
 
 @dataclass(frozen=True)
@@ -203,8 +207,13 @@ class Enrollment:
             if array is not None and not np.isfinite(array).all():
                 bad = int(np.size(array) - np.isfinite(array).sum())
                 raise ModelError(f"corrupt enrollment file {path}: {key} holds {bad} NaN or infinite value(s)")
+            # unit-length rows and a whitening of the deck's spread are far below this; past it
+            # float32 products overflow to infinity, and the blend to NaN
+            if array is not None and array.size and float(np.abs(array).max()) > MAX_ABS:
+                raise ModelError(f"corrupt enrollment file {path}: {key} holds values beyond ±{MAX_ABS:g} "
+                                 f"(up to {float(np.abs(array).max()):g})")
         checks = {"weight": (self.weight, 0.0 <= self.weight <= 1.0, "a number 0..1"),
-                  "scale": (self.scale, math.isfinite(self.scale) and self.scale > 0, "a finite number > 0")}
+                  "scale": (self.scale, 0 < self.scale <= MAX_SCALE, f"a number > 0 and <= {MAX_SCALE:g}")}
         if self.back_gate is not None:
             checks["back_gate"] = (self.back_gate, math.isfinite(self.back_gate), "a finite similarity")
         for key, (value, ok, expected) in checks.items():

@@ -11,6 +11,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from referee.cards import RECOGNISER_LABELS
 from referee.errors import ModelError
@@ -125,7 +128,9 @@ def _nan_row(a: np.ndarray) -> np.ndarray:
     ({"center": lambda c: c * np.inf}, r"center holds \d+ NaN or infinite"),
     ({"whiten": _nan_row}, r"whiten holds 128 NaN"),
     ({"weight": float("nan")}, r"weight: expected a number 0..1, got nan"),
-    ({"scale": 0.0}, r"scale: expected a finite number > 0, got 0.0"),
+    ({"scale": 0.0}, r"scale: expected a number > 0 and <= 1000, got 0.0"),
+    ({"scale": 1e9}, r"scale: expected a number > 0 and <= 1000, got 1000000000.0"),
+    ({"whiten": lambda w: w * 1e30}, r"whiten holds values beyond ±1e\+06"),
     ({"back_gate": float("nan")}, r"back_gate: expected a finite similarity, got nan"),
 ])
 def test_enrollment_values_that_blind_the_blend_are_refused(
@@ -162,3 +167,51 @@ def test_prototypes_of_another_embedding_size_are_refused(tmp_path: Path) -> Non
     with pytest.raises(ModelError, match=r"club\.npz: enrollment prototypes have 64 values each, the "
                        "model's embedding has 128"):
         CardClassifier.load("italian", enrollment=path)
+
+
+# ---- any enrollment file: refused by name, or a blend that stays a distribution -----------------
+finite_or_not = st.floats(allow_nan=True, allow_infinity=True, width=32)
+
+
+@st.composite
+def enrollment_files(draw: st.DrawFn) -> dict[str, Any]:
+    n, dim = draw(st.integers(1, 4)) * (draw(st.integers(0, 9)) > 0), draw(st.integers(1, 5))
+
+    def array(shape: tuple[int, ...]) -> np.ndarray:
+        if draw(st.integers(0, 4)) == 0:  # sometimes a shape that does not fit
+            shape = tuple(draw(st.integers(0, 5)) for _ in range(draw(st.integers(1, 2))))
+        elements = finite_or_not if draw(st.integers(0, 3)) == 0 else st.floats(-2, 2, width=32)
+        return draw(hnp.arrays(np.float32, shape, elements=elements))
+
+    data: dict[str, Any] = {"deck": "test", "codes": np.array(draw(st.lists(st.sampled_from("ABCD"), min_size=n, max_size=n,
+                                                                              unique=draw(st.integers(0, 4)) > 0))),
+                            "prototypes": array((n, dim)), "model_sha256": "sha"}
+    for key, usual in (("weight", st.floats(0, 1)), ("scale", st.floats(1, 50)), ("back_gate", st.floats(-1, 1))):
+        data[key] = np.float32(draw(finite_or_not if draw(st.integers(0, 3)) == 0 else usual))
+    for key, shape in (("center", (dim,)), ("whiten", (dim, dim)), ("turned", (n, dim))):
+        if draw(st.booleans()):
+            data[key] = array(shape)
+    if draw(st.integers(0, 4)) == 0:
+        del data[draw(st.sampled_from(sorted(data)))]
+    return data
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=enrollment_files(), seed=st.integers(0, 2**16))
+def test_any_enrollment_file_is_refused_or_blends_to_a_distribution(
+    tmp_path: Path, data: dict[str, Any], seed: int
+) -> None:
+    path = tmp_path / "fuzz.npz"
+    np.savez(path, **data)
+    try:
+        e = Enrollment.load(path)
+    except ModelError as exc:
+        assert str(exc).startswith(f"corrupt enrollment file {path}")
+        event("refused")
+        return
+    event("loaded")
+    rng = np.random.default_rng(seed)
+    labels = ("A", "B", "C", "D", "back")
+    probs = rng.dirichlet(np.ones(len(labels)), 3).astype(np.float32)
+    out = e.blend(probs, rng.normal(size=(3, e.prototypes.shape[1])).astype(np.float32), labels)
+    assert np.isfinite(out).all() and np.allclose(out.sum(axis=1), 1, atol=1e-3)
