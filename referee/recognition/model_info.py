@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,10 @@ def sha256_file(path: Path) -> str:
 
 
 SHA256_HEX = re.compile(r"[0-9a-f]{64}")
+#: Sane bounds of a model's calibration and input normalisation (NaN fails every comparison).
+TEMPERATURE_RANGE = (0.01, 100.0)
+STD_RANGE = (1e-3, 1e3)
+MAX_MEAN = 1e3
 
 
 def model_paths(deck: str, model_dir: Path) -> tuple[Path, Path]:
@@ -82,18 +85,22 @@ class ModelInfo:
         return info
 
     def check(self, path: Path) -> None:
-        """Values that would make the recogniser silently blind are refused, naming the key:
-        a NaN or non-positive ``temperature`` or a NaN ``mean`` makes every probability NaN (so
-        every crop reads as the first label), a zero ``std`` makes every input infinite."""
+        """Values that would make the recogniser silently blind are refused, naming the key: a
+        NaN, zero or vanishing ``temperature`` makes every probability NaN (so every crop reads
+        as the first label) and a huge one makes them all equal; a NaN ``mean`` or a zero or
+        vanishing ``std`` makes every input NaN or infinite. The ranges are far wider than any
+        trained model's (temperature about 0.5-2, pixels 0..1)."""
         def bad(key: str, expected: str, got: object) -> ModelError:
             return ModelError(f"{path}: {key}: expected {expected}, got {got!r}")
 
-        if not (math.isfinite(self.temperature) and self.temperature > 0):
-            raise bad("temperature", "a finite number > 0", self.temperature)
-        if not math.isfinite(self.mean):
-            raise bad("mean", "a finite number", self.mean)
-        if not (math.isfinite(self.std) and self.std != 0):
-            raise bad("std", "a finite non-zero number", self.std)
+        low, high = TEMPERATURE_RANGE
+        if not low <= self.temperature <= high:
+            raise bad("temperature", f"a number {low:g}..{high:g}", self.temperature)
+        if not -MAX_MEAN <= self.mean <= MAX_MEAN:
+            raise bad("mean", f"a number -{MAX_MEAN:g}..{MAX_MEAN:g}", self.mean)
+        low, high = STD_RANGE
+        if not low <= self.std <= high:
+            raise bad("std", f"a number {low:g}..{high:g}", self.std)
         if self.embedding_dim < 1:
             raise bad("embedding_dim", "an integer >= 1", self.embedding_dim)
         if min(self.input_size) < 1:

@@ -5,6 +5,7 @@ as one card, or every probability NaN)."""
 from __future__ import annotations
 
 import json
+import math
 import shutil
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,9 @@ from referee.cards import RECOGNISER_LABELS
 from referee.errors import ModelError
 from referee.paths import models_dir
 from referee.recognition import CardClassifier
+from referee.recognition.classifier import softmax
 from referee.recognition.enrollment import Enrollment
+from referee.recognition.model_info import ModelInfo
 
 pytestmark = pytest.mark.skipif(not (models_dir() / "italian.onnx").exists(), reason="no committed italian model")
 CROPS = [np.random.default_rng(i).integers(0, 255, (96, 64, 3), np.uint8) for i in range(6)]
@@ -66,12 +69,15 @@ def test_the_enrollment_hash_is_the_loaded_graphs_not_the_file_as_it_is_later(mo
 
 
 @pytest.mark.parametrize(("key", "value", "expected"), [
-    ("temperature", float("nan"), "a finite number > 0"),
-    ("temperature", float("inf"), "a finite number > 0"),
-    ("std", 0.0, "a finite non-zero number"),
-    ("std", float("nan"), "a finite non-zero number"),
-    ("mean", float("nan"), "a finite number"),
-    ("mean", float("-inf"), "a finite number"),
+    ("temperature", float("nan"), "a number 0.01..100"),
+    ("temperature", float("inf"), "a number 0.01..100"),
+    ("temperature", 1e-272, "a number 0.01..100"),
+    ("temperature", 0, "a number 0.01..100"),
+    ("std", 0.0, "a number 0.001..1000"),
+    ("std", float("nan"), "a number 0.001..1000"),
+    ("std", -0.25, "a number 0.001..1000"),
+    ("mean", float("nan"), "a number -1000..1000"),
+    ("mean", float("-inf"), "a number -1000..1000"),
     ("embedding_dim", 0, "an integer >= 1"),
     ("input_size", [0, 96], "[width, height], each >= 1"),
     ("onnx_sha256", "", "64 lowercase hex digits"),
@@ -215,3 +221,30 @@ def test_any_enrollment_file_is_refused_or_blends_to_a_distribution(
     probs = rng.dirichlet(np.ones(len(labels)), 3).astype(np.float32)
     out = e.blend(probs, rng.normal(size=(3, e.prototypes.shape[1])).astype(np.float32), labels)
     assert np.isfinite(out).all() and np.allclose(out.sum(axis=1), 1, atol=1e-3)
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=5,
+)
+COMMITTED_JSON = json.loads((models_dir() / "italian.json").read_text()) if (models_dir() / "italian.json").exists() else {}
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(key=st.sampled_from(sorted(COMMITTED_JSON) or ["deck"]), value=json_values)
+def test_any_value_at_any_key_of_a_model_json_is_refused_naming_the_file_or_sound(
+    tmp_path: Path, key: str, value: object
+) -> None:
+    path = tmp_path / "italian.json"
+    path.write_text(json.dumps({**COMMITTED_JSON, key: value}))
+    try:
+        info = ModelInfo.load(path, "italian")
+    except ModelError as exc:
+        assert str(exc).startswith((f"{path}: ", f"corrupt model labels file {path}: "))
+        return
+    logits = np.random.default_rng(0).normal(0, 30, (4, len(info.labels))).astype(np.float32)
+    probs = softmax(logits, info.temperature)
+    assert np.isfinite(probs).all() and math.isfinite(info.mean) and math.isfinite(info.std)
+    pixels = (np.float32(1.0) - np.float32(info.mean)) / np.float32(info.std)
+    assert np.isfinite(pixels)
