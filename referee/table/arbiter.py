@@ -61,6 +61,7 @@ from referee.rules.state import DealState
 from referee.table.answer import Answer
 from referee.table.camera import CameraTracker
 from referee.table.proposal import ProposedPlay
+from referee.table.waiting import WaitingPlay
 
 Event = dict[str, Any]
 #: the usual ``trust_after`` for a table that opts in to out-of-turn calls from the camera:
@@ -98,7 +99,7 @@ class PlayArbiter:
         self.apply = apply
         self.confirm_below = confirm_below
         self.trust_after = trust_after
-        self.queue: list[Event] = []  # camera plays not yet applied, in order
+        self.queue: list[WaitingPlay] = []  # camera plays not yet applied, in order
         self.asked = False  # the queue's head is waiting for the operator
         self.t = 0.0
         self.last_play_t = 0.0  # when the referee last got a play (or the deal)
@@ -114,7 +115,7 @@ class PlayArbiter:
         self.applied: list[Event] = []
 
     @property
-    def question(self) -> Event | None:
+    def question(self) -> WaitingPlay | None:
         """The play waiting for the operator's answer, if any."""
         return self.queue[0] if self.asked and self.queue else None
 
@@ -133,7 +134,7 @@ class PlayArbiter:
         if self.deal_over():  # between deals nothing on the table is a play
             self.clear()
             return []
-        self.queue.extend(p.to_event() for p in plays)
+        self.queue.extend(WaitingPlay.of(p) for p in plays)
         out = self._drain()
         if not self.queue:
             out += self._gathered_short()
@@ -185,31 +186,28 @@ class PlayArbiter:
     # -- operator ------------------------------------------------------------------------
     def answer(self, answer: Answer) -> list[Event]:
         """The operator's answer to the open question."""
-        event = answer.to_event()
         if not self.queue:
             return [{"call": "error", "detail": "confirm: no play is waiting for confirmation"}]
         head = self.queue.pop(0)
         self.asked = False
         out: list[Event] = []
-        if head.get("missed") and not event.get("accept", True) and self.queue:
-            self.queue[0]["checked"] = True  # the seat on turn did not play: the next play stands
-        if head.get("premise"):
-            return out + self._premise_answer(head, event) + self._drain()
-        if head.get("correction") is not None:
-            if event.get("accept", True):
-                out += self._correct(str(head["seat"]), str(head["correction"]), str(event.get("card", head["card"])),
-                                     head.get("track"))
+        if head.missed and not answer.accept and self.queue:
+            self.queue[0].checked = True  # the seat on turn did not play: the next play stands
+        if head.premise:
+            return out + self._premise_answer(head, answer) + self._drain()
+        if head.correction is not None:
+            if answer.accept:
+                out += self._correct(head.seat, head.correction, str(_named(answer, head)), head.track)
             return out + self._drain()
-        if event.get("accept", True):
-            card = event.get("card", head["card"])
-            seat = str(event.get("seat", head["seat"]))
+        if answer.accept:
+            card = _named(answer, head)
+            seat = answer.seat if answer.seat is not None else head.seat
             if card is None:
                 self.queue.insert(0, head)
                 self.asked = True
                 return [{"call": "error", "detail": f"confirm: name the card {seat} played (\"card\": ...)"}]
-            track = head.get("track")
-            self.tracker.settle(int(track) if track is not None else None, str(card), seat)
-            if head.get("missed"):
+            self.tracker.settle(head.track, str(card), seat)
+            if head.missed:
                 self._named_missed = True  # the camera missed a card: not trusted for a while
                 # A trick still short after this (two cards missed) is not asked about again on
                 # the frame tick: the next camera play asks about the seat on turn. Asking as soon
@@ -218,10 +216,9 @@ class PlayArbiter:
             # The camera's own play of that card may already be queued (it settled in the same
             # frame as a later card that forced the question): it is the card just named, not a
             # second play (else the seat "plays" it again, a phantom out of turn).
-            self.queue = [q for q in self.queue if (q.get("seat"), q.get("card")) != (seat, str(card))]
+            self.queue = [q for q in self.queue if (q.seat, q.card) != (seat, str(card))]
             # The named play goes first, through the premise check (_drain) before it is applied.
-            self.queue.insert(0, {"event": "play", "seat": seat, "card": str(card), "named": True,
-                                  "was_missed": bool(head.get("missed"))})
+            self.queue.insert(0, WaitingPlay(seat, str(card), named=True, was_missed=head.missed))
         return out + self._drain()
 
     # -- camera plays ----------------------------------------------------------------------
@@ -229,60 +226,58 @@ class PlayArbiter:
         out: list[Event] = []
         while self.queue and not self.asked:
             head = self.queue[0]
-            if head.get("named"):  # the operator's card: applied unless a premise must be checked first
+            if head.named:  # the operator's card: applied unless a premise must be checked first
                 premise = self._premise_question(head)
                 if premise is None:
                     self.queue.pop(0)
-                    named = {"event": "play", "seat": head["seat"], "card": head["card"], "confirmed": True}
-                    if head.get("was_missed"):  # the record says so even when a premise came between
+                    named = {"event": "play", "seat": head.seat, "card": head.card, "confirmed": True}
+                    if head.was_missed:  # the record says so even when a premise came between
                         named["missed"] = True  # (ignored by the rules core; the box's trust count)
                     out += self.apply(named)
                     continue
                 self.queue.insert(0, premise)
                 head = premise
-            if head.get("premise") and not self._still_applied(head):
+            if head.premise and not self._still_applied(head):
                 self.queue.pop(0)  # taken back meanwhile: nothing to ask
                 continue
-            if head.get("correction") is not None and not head.get("premise") and not self._correctable(head):
+            if head.correction is not None and not head.premise and not self._correctable(head.seat, head.correction):
                 self.queue.pop(0)  # its trick is over (or the play was undone): too late to ask
                 continue
-            missed = None if head.get("missed") or head.get("correction") or head.get("premise") \
-                else self._missed_question(head)
+            missed = None if head.missed or head.correction or head.premise else self._missed_question(head)
             if missed is not None:
                 self.queue.insert(0, missed)
                 head = missed
-            if head.get("checked") and not head.get("uncertain"):
+            if head.checked and not head.uncertain:
                 premise = self._turn_premise(head)
                 if premise is not None:
                     self.queue.insert(0, premise)
                     head = premise
-            if not head.get("uncertain") and float(head.get("confidence", 1.0)) >= self.confirm_below:
+            if not head.uncertain and head.sureness >= self.confirm_below:
                 rule = self._violation_if_played(head)
                 if rule is not None:  # a sure read the rules call a violation: likelier a misread
-                    head["uncertain"], head["violation"] = True, rule
-            if head.get("uncertain") or float(head.get("confidence", 1.0)) < self.confirm_below:
+                    head.uncertain, head.violation = True, rule
+            if head.uncertain or head.sureness < self.confirm_below:
                 self.asked = True
-                call = {"call": "confirm", "seat": head["seat"], "card": head["card"],
-                        "confidence": head.get("confidence"), "alternatives": head.get("alternatives", []),
-                        "t": round(self.t, 2)}
-                if head.get("missed"):
+                call = {"call": "confirm", "seat": head.seat, "card": head.card, "confidence": head.confidence,
+                        "alternatives": list(head.alternatives), "t": round(self.t, 2)}
+                if head.missed:
                     call["missed"] = True  # "did this seat play?": the camera saw no clear card
-                if head.get("correction") is not None:
-                    call["correction"] = head["correction"]  # "was it this card, not that one?"
-                if head.get("violation"):
-                    call["violation"] = head["violation"]  # "really this card? it breaks a rule"
-                if head.get("premise"):
+                if head.correction is not None:
+                    call["correction"] = head.correction  # "was it this card, not that one?"
+                if head.violation:
+                    call["violation"] = head.violation  # "really this card? it breaks a rule"
+                if head.premise:
                     call["premise"] = True  # "was that earlier card really X?" (a violation rests on it)
-                    call["index"] = head["index"]  # which play of the deal (0 = the first card)
+                    call["index"] = head.index  # which play of the deal (0 = the first card)
                 out.append(call)
                 break
             self.queue.pop(0)
-            out += self._apply_play({"event": "play", "seat": head["seat"], "card": head["card"],
-                                     "confidence": head.get("confidence"), "track": head.get("track"),
-                                     "alternatives": head.get("alternatives", [])})
+            out += self._apply_play({"event": "play", "seat": head.seat, "card": head.card,
+                                     "confidence": head.confidence, "track": head.track,
+                                     "alternatives": list(head.alternatives)})
         return out
 
-    def _violation_if_played(self, head: Mapping[str, Any]) -> str | None:
+    def _violation_if_played(self, head: WaitingPlay) -> str | None:
         """The rule a sure camera play would break (on a copy of the referee), out of turn
         aside (the missed-card questions above decide that one), else None.  Binocolo seed 1
         (Knoll print): E's 9C, read as 9S at ~0.87 for a second, went in as a revoke (E had
@@ -290,19 +285,19 @@ class PlayArbiter:
         calls = self._trial(head)
         return str(calls[0].rule) if calls else None
 
-    def _trial(self, head: Mapping[str, Any]) -> list[ViolationCall]:
+    def _trial(self, head: WaitingPlay) -> list[ViolationCall]:
         """The violations (out of turn aside) ``head`` would be called, tried on a copy."""
         events = self.referee_of().deal_events  # the deal so far, replayable
         if not events:
             return []
         try:
             trial = Referee.from_events(events)  # the deal alone: enough to judge one play
-            calls = trial.apply({"event": "play", "seat": head["seat"], "card": head["card"]})
+            calls = trial.apply({"event": "play", "seat": head.seat, "card": head.card})
         except Exception:  # a trial must never stop the live loop: the real apply reports errors
             return []
         return [c for c in calls if isinstance(c, ViolationCall) and c.rule != "out_of_turn"]
 
-    def _premise_question(self, head: Mapping[str, Any]) -> Event | None:
+    def _premise_question(self, head: WaitingPlay) -> WaitingPlay | None:
         """A question about a camera play nobody confirmed that the violation ``head`` would be
         called (the operator's card, or a camera play the operator let stand) rests on; None:
         no violation, or every such play was named or checked by the operator (it stands).
@@ -330,7 +325,7 @@ class PlayArbiter:
             return self._premise_about(k, call.rule)
         return None
 
-    def _turn_premise(self, head: Mapping[str, Any]) -> Event | None:
+    def _turn_premise(self, head: WaitingPlay) -> WaitingPlay | None:
         """A question about the last trick's camera plays nobody confirmed when ``head`` would
         lead out of turn although the seat on turn said it had not played: who leads rests on
         who won that trick, i.e. on ``head``'s seat's own card there and the winning card: a
@@ -338,7 +333,7 @@ class PlayArbiter:
         next lead then looks out of turn."""
         referee = self.referee_of()
         deal, turn = referee.deal, referee.turn
-        if deal is None or turn is None or head.get("seat") == turn or not deal.tricks:
+        if deal is None or turn is None or head.seat == turn or not deal.tricks:
             return None
         if deal.trick is not None and deal.trick.plays:
             return None  # mid-trick: the order of the seats, not the lead, is in question
@@ -346,7 +341,7 @@ class PlayArbiter:
             return None
         last = deal.tricks[-1].plays
         start = len(self.applied) - len(last)
-        for seat in (head.get("seat"), turn):
+        for seat in (head.seat, turn):
             k = next((start + i for i, (s, _) in enumerate(last) if s == seat), None)
             if k is None or self.applied[k].get("confirmed") or self.applied[k].get("verified"):
                 continue
@@ -360,7 +355,7 @@ class PlayArbiter:
             return False
         return [(s, c) for _, s, c in _deal_plays(deal)] == [(p.get("seat"), p.get("card")) for p in self.applied]
 
-    def _premise_about(self, k: int, rule: str) -> Event:
+    def _premise_about(self, k: int, rule: str) -> WaitingPlay:
         """The question about the deal's ``k``-th play that a ``rule`` call would rest on."""
         play = self.applied[k]
         card = str(play["card"])
@@ -369,12 +364,12 @@ class PlayArbiter:
         # Knoll print's sure misreads were suits: AC read AS, JC read JS), so the true card is
         # usually among them; any other card is named in the box's card picker.
         guesses += [c for c in _other_suits(card) if c not in guesses]
-        return {"event": "play", "seat": play["seat"], "card": guesses[0] if guesses else card,
-                "correction": card, "premise": True, "index": k, "violation": rule, "uncertain": True,
-                "confidence": play.get("confidence"), "alternatives": [card, *guesses[1:]],
-                "track": play.get("track")}
+        track, confidence = play.get("track"), play.get("confidence")
+        return WaitingPlay(str(play["seat"]), guesses[0] if guesses else card, confidence, track,
+                           (card, *guesses[1:]), uncertain=True, correction=card, premise=True, index=k,
+                           violation=rule)
 
-    def _rests_on(self, k: int, head: Mapping[str, Any], call: ViolationCall) -> bool:
+    def _rests_on(self, k: int, head: WaitingPlay, call: ViolationCall) -> bool:
         """Whether ``call`` rests on the deal's ``k``-th play: without it, ``head`` would not
         break that rule (the lead of a revoke; not a card played after the lead)."""
         events = list(self.referee_of().deal_events)
@@ -384,30 +379,31 @@ class PlayArbiter:
         del events[at[k]]
         try:
             trial = Referee.from_events(events)
-            calls = trial.apply({"event": "play", "seat": head["seat"], "card": head["card"]})
+            calls = trial.apply({"event": "play", "seat": head.seat, "card": head.card})
         except Exception:  # a deal that does not replay without it: it mattered
             return True
         return not any(isinstance(c, ViolationCall) and (c.rule, c.seat) == (call.rule, call.seat) for c in calls)
 
-    def _still_applied(self, head: Mapping[str, Any]) -> bool:
+    def _still_applied(self, head: WaitingPlay) -> bool:
         """Whether the play a premise question is about is still where it was."""
-        k = int(head.get("index", -1))
+        k = head.index if head.index is not None else -1
         return 0 <= k < len(self.applied) and (self.applied[k].get("seat"), self.applied[k].get("card")) == (
-            head["seat"], head["correction"])
+            head.seat, head.correction)
 
-    def _premise_answer(self, head: Mapping[str, Any], event: Mapping[str, Any]) -> list[Event]:
+    def _premise_answer(self, head: WaitingPlay, answer: Answer) -> list[Event]:
         """The operator's answer about an earlier play a violation rests on: another card
         named replaces it; "no" (or the same card) marks it verified."""
         if not self._still_applied(head):
             return []
-        k = int(head["index"])
-        card = event.get("card", head["card"]) if event.get("accept", True) else None
-        if card is None or str(card) == str(head["correction"]):
+        assert head.index is not None  # a premise names the play it is about
+        k = head.index
+        card = _named(answer, head) if answer.accept else None
+        if card is None or str(card) == str(head.correction):
             self.applied[k]["verified"] = True
             return []
-        return self._amend(k, str(card), head.get("track"))
+        return self._amend(k, str(card), head.track)
 
-    def _amend(self, k: int, card: str, track: Any) -> list[Event]:
+    def _amend(self, k: int, card: str, track: int | None) -> list[Event]:
         """Replace the ``k``-th play of the deal by ``card``: the plays after it are taken back
         and played again as they were (the referee's undo retracts the last play)."""
         later = [dict(p) for p in self.applied[k + 1:]]
@@ -417,7 +413,7 @@ class PlayArbiter:
             out += self.apply({"event": "undo"})
         if len(self.applied) != k:
             return [*out, {"call": "error", "detail": f"correction: could not take back {seat}'s play"}]
-        self.tracker.settle(int(track) if track is not None else None, card, seat)
+        self.tracker.settle(track, card, seat)
         out += self.apply({"event": "play", "seat": seat, "card": card, "confirmed": True})
         for play in later:
             out += self._apply_play(play)
@@ -432,25 +428,24 @@ class PlayArbiter:
             self.applied[-1].update({k: play[k] for k in _META_KEYS if k in play})
         return out
 
-    def _correctable(self, head: Mapping[str, Any]) -> bool:
+    def _correctable(self, seat: str, was: str) -> bool:
         """Whether the play a correction is about is still the last play of the trick in
         progress (later plays would have to be taken back and played again: not done)."""
         deal = self.referee_of().deal
         trick = deal.trick if deal is not None else None
-        return trick is not None and bool(trick.plays) and (trick.plays[-1][0], trick.plays[-1][1].code) == (
-            head["seat"], head["correction"])
+        return trick is not None and bool(trick.plays) and (trick.plays[-1][0], trick.plays[-1][1].code) == (seat, was)
 
-    def _correct(self, seat: str, was: str, card: str, track: Any) -> list[Event]:
+    def _correct(self, seat: str, was: str, card: str, track: int | None) -> list[Event]:
         """Replace ``seat``'s play of ``was``, the last of the trick in progress, by ``card``."""
-        if not self._correctable({"seat": seat, "correction": was}):
+        if not self._correctable(seat, was):
             return [{"call": "error", "detail": f"correction: {seat}'s {was} is no longer the last play"}]
         out = self.apply({"event": "undo"})
         if not any(c.get("call") == "undo" and c.get("card") == was for c in out):
             return [*out, {"call": "error", "detail": f"correction: undo did not take back {seat}'s {was}"}]
-        self.tracker.settle(int(track) if track is not None else None, card, seat)
+        self.tracker.settle(track, card, seat)
         return out + self.apply({"event": "play", "seat": seat, "card": card, "confirmed": True})
 
-    def _missed_question(self, head: Mapping[str, Any]) -> Event | None:
+    def _missed_question(self, head: WaitingPlay) -> WaitingPlay | None:
         """A play from a seat not on turn: when the camera may have missed the turn seat's card
         (a still card it could not read, the trick already gathered, or a card lying where that
         seat's card would be) ask about that seat instead of calling out_of_turn (which loses a
@@ -458,14 +453,14 @@ class PlayArbiter:
         clearly with nothing missed calls it out of turn without asking."""
         referee = self.referee_of()
         turn, deal = referee.turn, referee.deal
-        if turn is None or deal is None or head.get("checked"):
+        if turn is None or deal is None or head.checked:
             return None
         trick = deal.trick
         # The referee's trick was gathered short: even the seat on turn's new card belongs to
         # the next trick, and that seat's card of this one was missed.
         gathered = trick is not None and bool(trick.plays) and not self.tracker.trick_on_table(
             [card.code for _, card in trick.plays])
-        if head.get("seat") == turn and not gathered:
+        if head.seat == turn and not gathered:
             return None
         evidence = self.tracker.missed_since(self.trick_start_t)
         if self.trusted and evidence is None and not gathered and self.tracker.spot_clear(turn, self.t):
@@ -487,10 +482,15 @@ class PlayArbiter:
         self.queue.append(self._question_about(turn, self.tracker.missed_since(self.trick_start_t)))
         return self._drain()
 
-    def _question_about(self, seat: str, evidence: Any) -> Event:
+    def _question_about(self, seat: str, evidence: Any) -> WaitingPlay:
+        """"Did ``seat`` play?", with the still card the camera could not settle as its guess."""
         guess = self.tracker.best_guess(evidence) if evidence is not None else None
-        return {"event": "play", "seat": seat, "card": guess, "uncertain": True, "missed": True,
-                "confidence": 0.0, "alternatives": [], "track": evidence.id if evidence is not None else None}
+        return WaitingPlay(seat, guess, 0.0, evidence.id if evidence is not None else None, uncertain=True, missed=True)
+
+
+def _named(answer: Answer, head: WaitingPlay) -> str | None:
+    """The card an answer names: its own, else (a plain yes) the one asked about."""
+    return answer.card if answer.card is not None else head.card
 
 
 def _other_suits(code: str) -> list[str]:

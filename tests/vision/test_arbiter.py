@@ -13,6 +13,7 @@ from referee.rules import Referee
 from referee.table.answer import Answer
 from referee.table.arbiter import NEVER_TRUSTED, TRUSTED_AFTER, PlayArbiter
 from referee.table.proposal import ProposedPlay
+from referee.table.waiting import WaitingPlay
 
 SEATS = ["N", "W", "S", "E"]
 DEAL = {"event": "deal", "game": "briscola-4", "seats": SEATS, "trump_card": "denari_1"}
@@ -86,7 +87,7 @@ def test_by_default_even_a_camera_with_whole_tricks_asks_before_out_of_turn() ->
     assert not any(c["call"] == "violation" for c in out)
     out = arbiter.answer(Answer.no())  # no: the seat on turn did not play
     while arbiter.question is not None:  # the last trick's cards who leads rests on (test_tracker_premises)
-        assert arbiter.question.get("premise") and not any(c["call"] == "violation" for c in out)
+        assert arbiter.question.premise and not any(c["call"] == "violation" for c in out)
         out = arbiter.answer(Answer.no())
     assert [(c.get("seat"), c.get("rule")) for c in out if c["call"] == "violation"] == [(wrong, "out_of_turn")]
 
@@ -189,7 +190,7 @@ def test_a_new_deal_asks_again_about_its_own_trick_gathered_short() -> None:
 
 def test_nothing_is_a_play_after_the_deal_is_over() -> None:
     arbiter, ref, _ = setup()
-    arbiter.queue.append(play("N", "coppe_3").to_event())
+    arbiter.queue.append(WaitingPlay.of(play("N", "coppe_3")))
     arbiter.asked = True
     assert ref.deal is not None
     ref.deal.phase = "over"  # type: ignore[misc]
