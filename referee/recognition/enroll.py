@@ -77,7 +77,10 @@ def run(args: argparse.Namespace) -> int:
     usable(samples, args.photos)
     crops, codes = [c for c, _, _ in samples], [code for _, code, _ in samples]
     enrollment, _ = checked_enroll(clf, samples, _expected(deck, args), args.force)
-    enrollment.save(args.out)
+    try:
+        enrollment.save(args.out)
+    except OSError as exc:  # a full disk, a read-only or missing place: the old file stays whole
+        raise ConfigError(f"--out: cannot write {args.out}: {exc.strerror or exc}") from exc
     # what the club should know: how far the model alone reads its deck, and how much the
     # enrollment will weigh against it (enroll_fit: the less it reads, the more the prototypes)
     alone = sum(p.card == code for p, code in zip(clf.classify(crops), codes, strict=True))

@@ -33,6 +33,7 @@ real test photos of the cards at 0.93 (median).
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -152,10 +153,19 @@ class Enrollment:
         center, whiten, turned = (np.zeros((0, dim), np.float32) if v is None else v
                                   for v in (self.center, self.whiten, self.turned))
         gate = np.zeros(0, np.float32) if self.back_gate is None else np.array([self.back_gate], np.float32)
-        with path.open("wb") as fh:
-            np.savez_compressed(fh, deck=self.deck, codes=np.array(self.codes), prototypes=self.prototypes,
-                                model_sha256=self.model_sha256, weight=self.weight, scale=self.scale,
-                                center=center, whiten=whiten, turned=turned, back_gate=gate)
+        # written beside and renamed over: a crash or a full disk mid-write leaves the old file
+        # whole (or none), never one cut short that the box would refuse at its next start
+        tmp = path.with_name(f".{path.name}.tmp")
+        try:
+            with tmp.open("wb") as fh:
+                np.savez_compressed(fh, deck=self.deck, codes=np.array(self.codes), prototypes=self.prototypes,
+                                    model_sha256=self.model_sha256, weight=self.weight, scale=self.scale,
+                                    center=center, whiten=whiten, turned=turned, back_gate=gate)
+                fh.flush()
+                os.fsync(fh.fileno())
+            tmp.replace(path)
+        finally:
+            tmp.unlink(missing_ok=True)
 
     @staticmethod
     def load(path: Path) -> Enrollment:

@@ -88,3 +88,12 @@ def test_a_layout_file_that_is_not_utf8_is_named(tmp_path: Path, monkeypatch: py
     assert main() == 2
     err = capsys.readouterr().err
     assert f"cannot read layout file {layout}: 'utf-8' codec can't decode byte 0xe9" in err and "Traceback" not in err
+
+
+def test_an_enrollment_that_cannot_be_written_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    for code in ("coppe_1", "coppe_2"):
+        _photo(tmp_path / "deck" / f"{code}.jpg")
+    out = Path("/proc/club.npz")  # /proc refuses even root
+    err = _enroll(monkeypatch, capsys, tmp_path / "deck", out)
+    assert err.startswith("referee enroll: error: --out: cannot write /proc/club.npz: ")

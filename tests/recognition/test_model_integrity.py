@@ -248,3 +248,20 @@ def test_any_value_at_any_key_of_a_model_json_is_refused_naming_the_file_or_soun
     assert np.isfinite(probs).all() and math.isfinite(info.mean) and math.isfinite(info.std)
     pixels = (np.float32(1.0) - np.float32(info.mean)) / np.float32(info.std)
     assert np.isfinite(pixels)
+
+
+def test_an_enrollment_save_that_fails_midway_leaves_the_old_file_whole(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _enrollment(tmp_path / "club.npz")
+    before = path.read_bytes()
+    e = Enrollment.load(path)
+
+    def disk_full(fh: Any, **arrays: Any) -> None:
+        fh.write(b"PK\x03\x04 half a zip")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "savez_compressed", disk_full)
+    with pytest.raises(OSError, match="No space left"):
+        e.save(path)
+    assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["club.npz"]
