@@ -12,6 +12,8 @@ import numpy.typing as npt
 
 from referee.errors import RefereeError
 from referee.rules import Referee
+from referee.table.refused import Refused
+from referee.table.session import TableSession
 from referee.vision.simulator.operator import SimOperator
 
 Event = dict[str, Any]
@@ -69,15 +71,19 @@ class TruthStepper:
     name = "ground truth (simulator)"
 
     def __init__(self, referee: Referee) -> None:
-        self.referee = referee
+        self.session = TableSession(referee=referee)  # a table without a camera: every play is an event
         self._seen: list[SeenCard] = []
 
     def step(self, frame: Any) -> list[Call]:
         self._seen = [SeenCard(c.code, c.quad) for c in frame.cards
                       if c.face_up and not c.moving and c.occluded_fraction < 0.6]
+        self.session.tick(frame.t)
         calls: list[Call] = []
         for event in frame.events:
-            calls += [{**c.to_dict(), "t": round(frame.t, 2)} for c in self.referee.apply(event)]
+            done = self.session.apply(event)
+            if isinstance(done, Refused):  # the simulator's own truth: a refusal is a bug there
+                raise RefereeError(f"simulated event refused at {frame.t:.2f} s: {done.detail}")
+            calls += done
         return calls
 
     def seen(self) -> list[SeenCard]:
