@@ -11,8 +11,6 @@ import pytest
 from referee.cli import main
 from referee.vision.simulator.harness import run_demo
 
-pytestmark = pytest.mark.shared("faces")
-
 
 def test_demo_referees_a_whole_deal_and_writes_video_screens_and_logs(tmp_path: Path) -> None:
     result = run_demo(game="briscola-2", seed=2, out=tmp_path, fps=2.0, truth_vision=True, quiet=True)
@@ -116,7 +114,6 @@ def test_confirm_requests_get_the_box_confirm_screen(tmp_path: Path) -> None:
     writer.add({"call": "confirm", "seat": "N", "card": "coppe_3", "confidence": 0.4})
     writer.add({"call": "turn", "seat": "N"})  # no screen of its own
     assert sorted(p.name for p in tmp_path.glob("*.png")) == ["001_confirm.png"]
-
 
 
 def test_the_demo_confirm_screen_says_why_a_sure_read_is_asked(tmp_path: Path) -> None:

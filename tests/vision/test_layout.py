@@ -102,16 +102,11 @@ def test_missing_layout_file_is_a_layout_error(tmp_path: Path) -> None:
         TableLayout.load(tmp_path / "nope.json")
 
 
-#: the simulated frames draw the cloth and cards from ../shared/faces
-needs_faces = pytest.mark.shared("faces")
-
-
 def _sim_frame(camera: CameraSpec, cards: tuple[CardSpec, ...] = ()) -> np.ndarray:
     spec = SceneSpec(cards=cards, texture="check", camera=camera)
     return render_scene(spec, np.random.default_rng(0)).image
 
 
-@needs_faces
 def test_calibration_on_a_simulated_frame_recovers_the_camera() -> None:
     camera = CameraSpec.random(np.random.default_rng(4))
     camera = CameraSpec(size=camera.size, homography=camera.homography, noise=2.0)  # no lens bend
@@ -121,7 +116,6 @@ def test_calibration_on_a_simulated_frame_recovers_the_camera() -> None:
     assert layout.frame_size == (1280, 720)
 
 
-@needs_faces
 def test_a_hidden_marker_is_tolerated_but_two_are_not() -> None:
     image = _sim_frame(CameraSpec())
     layout0 = TableLayout.default(SEATS)
@@ -137,7 +131,6 @@ def test_a_hidden_marker_is_tolerated_but_two_are_not() -> None:
     assert calibrate.recalibrate(layout0, two_hidden) is layout0
 
 
-@needs_faces
 def test_recalibrate_follows_a_bumped_camera() -> None:
     layout = TableLayout.default(SEATS)
     bumped = CameraSpec.random(np.random.default_rng(9), strength=0.5)
@@ -162,7 +155,6 @@ def test_printed_mat_has_the_four_markers_where_the_layout_says(tmp_path: Path) 
     assert np.allclose(hom / hom[2, 2], np.diag([2.0, 2.0, 1.0]), atol=0.6)
 
 
-@needs_faces
 def test_calibrate_cli_writes_a_layout_and_preview(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     frame = tmp_path / "frame.png"
     cv2.imwrite(str(frame), _sim_frame(CameraSpec()))

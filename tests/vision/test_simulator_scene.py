@@ -19,8 +19,6 @@ from referee.vision.simulator import (
 from referee.vision.simulator.assets import AssetError, face_sprite
 from referee.vision.simulator.textures import make_texture
 
-pytestmark = pytest.mark.shared("faces")
-
 ITALIAN = "invido_regional_lowres/trevisane"
 LAYOUT = TableLayout.default(("S", "E", "N", "W"))
 
@@ -137,6 +135,7 @@ def test_every_texture_fills_the_table() -> None:
         assert cloth.std() > 1.0, name  # a cloth, not a flat fill
 
 
+@pytest.mark.shared("faces")  # the borderless scans are not bundled
 def test_both_families_have_face_sets_and_borderless_scans_get_a_white_border() -> None:
     assert "invido_regional_lowres/trevisane" in face_sets("italian")
     assert "kennard_cc0_svg/french" in face_sets("french")

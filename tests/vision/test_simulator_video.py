@@ -8,8 +8,6 @@ import pytest
 from referee.rules.playout import random_deal_events
 from referee.vision.simulator.video import SimulatedGame, SimulationError, simulate_game
 
-pytestmark = pytest.mark.shared("faces")
-
 
 @pytest.fixture(scope="module")
 def briscola2() -> SimulatedGame:

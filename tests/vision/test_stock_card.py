@@ -19,7 +19,6 @@ from referee.vision.simulator.video import SimulatedGame, simulate_game
 from referee.vision.stock_card import stock_card_quads
 
 pytestmark = [
-    pytest.mark.shared("faces"),
     pytest.mark.skipif(not (models_dir() / "italian.onnx").exists(), reason="no committed italian model"),
 ]
 
