@@ -142,15 +142,82 @@ def degrade(cut: U8, rng: np.random.Generator) -> U8:
     return seen_at(out, target, int(rng.integers(40, 96)))
 
 
-def seen_at(cut: U8, height: int | None, quality: int) -> U8:
+def seen_at(cut: U8, height: int | None, quality: int | None) -> U8:
     """``cut`` as a camera would deliver it with the card ``height`` px tall (area-averaged;
-    ``None`` keeps the size), JPEG-compressed at ``quality``."""
+    ``None`` keeps the size), JPEG-compressed at ``quality`` (``None``: not compressed)."""
     out = cut
     if height is not None and height != out.shape[0]:
         h, w = out.shape[:2]
         small = cv2.resize(out, (max(8, round(w * height / h)), height), interpolation=cv2.INTER_AREA)
         out = np.asarray(small, np.uint8)
+    if quality is None:
+        return out
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
     if ok:
         out = np.asarray(cv2.imdecode(buf, cv2.IMREAD_COLOR), np.uint8)
     return out
+
+
+#: jittered copies drawn of each real Napoletane deck photo (:func:`build_deck_set`)
+DECK_VARIANTS = 24
+#: card heights (px) the box's camera sees a card at (hardware/README.md): each copy is shown at one
+CAMERA_HEIGHTS = (80, 245)
+
+
+def build_deck_set(labels: Sequence[str], size: tuple[int, int], seed: int, decks: Sequence[str],
+                   root: Path | None = None, variants: int = DECK_VARIANTS, quads: Path | None = None) -> RealSet:
+    """The photos of the real Napoletane ``decks`` (:mod:`referee.recognition.real_decks`), each
+    as ``variants`` seeded copies at ``size`` (W, H), every copy as the box's camera would hand
+    it over (:func:`camera_copy`). Their labels give the whole card, so each copy has one class."""
+    from referee.recognition.real_decks import QUADS, deck_photos
+
+    if not decks:
+        raise ConfigError("--real-decks: name the decks to train on (the others stay unseen)")
+    photos = [p for p in deck_photos(root, QUADS if quads is None else quads, decks) if p.quad is not None]
+    images: list[U8] = []
+    allowed: list[BoolArray] = []
+    for k, photo in enumerate(photos):
+        image = cv2.imread(str(photo.image), cv2.IMREAD_COLOR)
+        if image is None or photo.quad is None:
+            raise ConfigError(f"cannot read photo {photo.image}")
+        mask = np.array([code == photo.card for code in labels], bool)
+        if not mask.any():
+            raise ConfigError(f"{photo.image}: {photo.card!r} is not a class of the model")
+        rng = np.random.default_rng([seed, k])
+        for _ in range(variants):
+            images.append(resize_crop(camera_copy(np.asarray(image, np.uint8), photo.quad, rng), size))
+            allowed.append(mask)
+    support = np.ones(len(labels), bool)
+    return RealSet(np.stack(images), np.stack(allowed), support, len(photos), len(photos))
+
+
+def camera_copy(image: U8, quad: npt.NDArray[np.float32], rng: np.random.Generator) -> U8:
+    """The card inside ``quad`` cut as the live finder might cut it and seen as the box's camera
+    sees a card: the quad turned by up to 6 degrees, scaled by 0.94-1.06 and each corner off by
+    up to 5% of the card (the photo's own table shows where the cut overshoots), colour gain, a
+    covering band in 30% of copies, blur, the card 80-245 px tall (area-averaged) and JPEG
+    quality 40-95."""
+    from referee.recognition.rectify import warp_portrait
+
+    centre = quad.mean(axis=0)
+    angle = np.deg2rad(rng.uniform(-6.0, 6.0))
+    rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]], np.float32)
+    side = float(np.linalg.norm(quad[0] - quad[2]))
+    moved = (quad - centre) @ rot.T * np.float32(rng.uniform(0.94, 1.06)) + centre
+    moved = (moved + rng.uniform(-0.05, 0.05, (4, 2)) * side * 0.6).astype(np.float32)
+    cut = warp_portrait(image, moved)
+    pix = cut.astype(np.float32) * rng.uniform(0.8, 1.15, 3).astype(np.float32) + np.float32(rng.uniform(-15, 15))
+    h, w = cut.shape[:2]
+    if rng.random() < 0.3:  # a band covered by a hand or the next card of a trick
+        band = max(1, int(rng.uniform(0.1, 0.35) * (h if rng.random() < 0.5 else w)))
+        if rng.random() < 0.5:
+            y = int(rng.integers(0, max(1, h - band)))
+            pix[y:y + band] = rng.uniform(0, 255, 3).astype(np.float32)
+        else:
+            x = int(rng.integers(0, max(1, w - band)))
+            pix[:, x:x + band] = rng.uniform(0, 255, 3).astype(np.float32)
+    out = seen_at(np.asarray(np.clip(pix, 0, 255), np.uint8), int(rng.integers(CAMERA_HEIGHTS[0], CAMERA_HEIGHTS[1] + 1)), None)
+    sigma = rng.uniform(0.0, 1.2)  # at the camera's size: a soft focus or a little motion
+    if sigma > 0.3:
+        out = np.asarray(cv2.GaussianBlur(out, (0, 0), sigma), np.uint8)
+    return seen_at(out, None, int(rng.integers(40, 96)))

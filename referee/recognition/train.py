@@ -93,6 +93,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="french only: add this share (of --batch) of real crops to every batch, from the "
                              "training half of the Apache-2.0 pinochle photos (rank-only labels; the other half "
                              "stays held out; default 0)")
+    parser.add_argument("--real-decks", nargs="+", default=None, metavar="DECK",
+                        help="italian only, with --real-photos: train on the photos of these real Napoletane decks "
+                             "(CC BY 4.0; e.g. deck01 deck02), the others stay unseen (referee/recognition/real_decks.py)")
     parser.add_argument("--reskin", action="store_true",
                         help="with --real-photos: the real crops carry a random card of a training print painted "
                              "under their light instead of their own card (any deck; referee/recognition/reskin.py)")
@@ -147,6 +150,7 @@ def run(args: argparse.Namespace) -> int:
     torch.set_num_threads(args.threads)
     width, extra_blocks = net_shape(args)
     device = torch_device(args)
+    real_options(args, deck)
     t0, cpu0 = time.monotonic(), _cpu_s()
     train, val, plan = _data(args, deck, log)
     t1, cpu1 = time.monotonic(), _cpu_s()
@@ -154,7 +158,13 @@ def run(args: argparse.Namespace) -> int:
         f"{len(train)} train, {len(val)} validation crops")
 
     real = _real_set(args, deck, plan, log)
-    if real is not None:
+    if real is not None and getattr(args, "real_decks", None):
+        from referee.recognition.real_decks import SET
+
+        plan["real_photos"] = {"set": SET, "share": float(args.real_photos), "decks": sorted(args.real_decks),
+                               "photos": real.photos, "variants": len(real) // max(1, real.crops)}
+        t1, cpu1 = time.monotonic(), _cpu_s()
+    elif real is not None:
         from referee.recognition.real_crops import BLOCK, TRAINABLE
 
         plan["real_photos"] = {"set": TRAINABLE["french" if args.reskin else deck], "share": float(args.real_photos),
@@ -283,17 +293,18 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
 def _real_set(args: argparse.Namespace, deck: str, plan: dict[str, Any], log: _Logger) -> RealSet | None:
     """``--real-photos``: the training half's real crops (None when the share is 0), re-skinned
     with the training prints' faces with ``--reskin``."""
-    from referee.errors import ConfigError
 
-    share = float(getattr(args, "real_photos", 0.0) or 0.0)
-    reskin = bool(getattr(args, "reskin", False))
+    share, reskin, decks = real_options(args, deck)
     if share == 0:
-        if reskin:
-            raise ConfigError("--reskin: needs --real-photos SHARE (the share of the batch)")
         return None
-    if not 0 < share < 1:
-        raise ConfigError(f"--real-photos {share}: expected a share of the batch in 0-1")
     root = require_shared("referee train --real-photos", "photos", args.shared)
+    if decks:
+        from referee.recognition.real_crops import build_deck_set
+
+        real = build_deck_set(RECOGNISER_LABELS[deck], input_size(args), args.seed + 700, decks, root)
+        log(f"real deck crops: {real.photos} photos of {', '.join(sorted(decks))}, {len(real)} copies "
+            f"({real_per_batch(args)} a batch)")
+        return real
     if reskin:
         from referee.recognition.reskin import build_reskin_set
 
@@ -306,6 +317,32 @@ def _real_set(args: argparse.Namespace, deck: str, plan: dict[str, Any], log: _L
     log(f"real crops{' (re-skinned)' if reskin else ''}: {real.crops} boxes from "
         f"{real.photos} photos, {len(real)} copies ({real_per_batch(args)} a batch)")
     return real
+
+
+def real_options(args: argparse.Namespace, deck: str) -> tuple[float, bool, list[str]]:
+    """``--real-photos``, ``--reskin`` and ``--real-decks``, checked before anything is rendered."""
+    from referee.errors import ConfigError
+
+    share = float(getattr(args, "real_photos", 0.0) or 0.0)
+    reskin = bool(getattr(args, "reskin", False))
+    decks = list(getattr(args, "real_decks", None) or [])
+    if share == 0:
+        if reskin or decks:
+            raise ConfigError(f"{'--reskin' if reskin else '--real-decks'}: needs --real-photos SHARE (the share of the batch)")
+        return share, reskin, decks
+    if not 0 < share < 1:
+        raise ConfigError(f"--real-photos {share}: expected a share of the batch in 0-1")
+    if (deck == "italian") != bool(decks):
+        raise ConfigError("--real-photos: the italian deck trains on --real-decks DECK..., the french deck on the "
+                          "pinochle photos (--real-decks is italian only)")
+    if decks:
+        from referee.recognition.real_decks import deck_names
+
+        known = deck_names(args.shared)
+        unknown = sorted(set(decks) - set(known))
+        if unknown:
+            raise ConfigError(f"--real-decks: no such deck {', '.join(unknown)}; known: {', '.join(known)}")
+    return share, reskin, decks
 
 
 def real_per_batch(args: argparse.Namespace) -> int:
