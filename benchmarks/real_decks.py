@@ -1,0 +1,194 @@
+"""Real Napoletane decks, deck by deck, through ``referee detect``'s code (finder + classifier).
+
+    nice .venv/bin/python benchmarks/real_decks.py                          # committed model, all 8 decks
+    nice .venv/bin/python benchmarks/real_decks.py --model-dir build/cand --decks deck05 deck06 deck07 deck08
+    nice .venv/bin/python benchmarks/real_decks.py --others                 # + the other real sets and scan prints
+
+One card per photo (``../shared/photos/italian_napoletane_real_decks``; the verified quads in
+``benchmarks/data/napoletane_real_quads.csv``, :mod:`referee.recognition.real_decks`). Per deck:
+
+right      photos whose card is read right: a detection of the labelled card whose centre lies
+           on the card (inside its verified quad)
+false/100  every other detection (a wrong card, a second card cut from the same card's pips, a
+           card on the table), per 100 photos
+crop       the classifier alone on the card cut along its verified quad (no finder): separates a
+           finder miss from a misread
+
+then the same with each photo area-downscaled so the card is 245 / 160 / 100 / 80 px tall (the
+box's camera, hardware/README.md) and JPEG-compressed at quality 60, and the confusion pairs
+(label -> read, over all sizes). A deck a model trained on is marked ``seen`` (the model's JSON
+``training.real_photos.decks``): its figures say nothing about unseen decks.
+
+``--others`` adds ``recognition_accuracy.py``'s figures for the same model: held-out scan prints,
+the real French pinochle photos (held-out half) and the real Triestine photos (the French model
+from the same ``--model-dir``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from referee.paths import models_dir
+from referee.recognition import CardClassifier
+from referee.recognition.real_crops import seen_at
+from referee.recognition.real_decks import DeckPhoto, cut, deck_names, deck_photos
+from referee.vision.detect_cli import detect_image
+from referee.vision.pipeline import FramePipeline
+
+#: card heights (px) of the shrunk runs, as ``recognition_accuracy.CAMERA_HEIGHTS``
+HEIGHTS = (245, 160, 100, 80)
+JPEG_QUALITY = 60
+
+
+@dataclass
+class Tally:
+    photos: int = 0
+    right: int = 0
+    false: int = 0
+    crop_right: int = 0
+    confusions: Counter[str] = field(default_factory=Counter)
+
+    def add(self, other: Tally) -> None:
+        self.photos += other.photos
+        self.right += other.right
+        self.false += other.false
+        self.crop_right += other.crop_right
+        self.confusions.update(other.confusions)
+
+    def row(self) -> str:
+        n = max(1, self.photos)
+        return (f"{self.photos:4d} {self.right / n:7.1%} {100 * self.false / n:8.1f} {self.crop_right / n:7.1%}")
+
+
+def shrink(image: np.ndarray, quad: np.ndarray, height: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """The photo area-downscaled so the card is ``height`` px tall and JPEG-compressed (``None``:
+    as it is), with the quad in its pixels."""
+    if height is None:
+        return image, quad
+    tall = max(float(np.linalg.norm(quad[3] - quad[0])), float(np.linalg.norm(quad[1] - quad[0])))
+    s = height / tall
+    h = image.shape[0]
+    small = seen_at(image, max(8, round(h * s)), JPEG_QUALITY)
+    return small, quad * np.float32(small.shape[0] / h)
+
+
+def score_photo(pipeline: FramePipeline, classifier: CardClassifier, photo: DeckPhoto, image: np.ndarray,
+                height: int | None) -> Tally:
+    assert photo.quad is not None
+    img, quad = shrink(image, photo.quad, height)
+    cards = detect_image(pipeline, np.asarray(img, np.uint8))["cards"]
+    t = Tally(photos=1)
+    hit = None
+    for i, c in enumerate(cards):
+        centre = np.mean(np.array(c["quad"], np.float32), axis=0)
+        on_card = cv2.pointPolygonTest(quad.reshape(-1, 1, 2), (float(centre[0]), float(centre[1])), False) >= 0
+        if hit is None and on_card and c["card"] == photo.card:
+            hit = i
+    t.right = int(hit is not None)
+    t.false = len(cards) - t.right
+    for i, c in enumerate(cards):
+        if i != hit:
+            t.confusions[f"{photo.card}->{c['card']}"] += 1
+    if hit is None and not cards:
+        t.confusions[f"{photo.card}->(none)"] += 1
+    crop = cut(DeckPhoto(photo.image, photo.card, photo.deck, quad), {photo.image: np.asarray(img, np.uint8)})
+    read = classifier.classify([crop])[0]
+    t.crop_right = int(read.card == photo.card)
+    return t
+
+
+def run(model_dir: Path, decks: list[str] | None, heights: tuple[int, ...]) -> dict[str, Any]:
+    classifier = CardClassifier.load("italian", model_dir, threads=1)
+    real = classifier.info.extra.get("training", {}).get("real_photos", {})
+    seen = set(real.get("decks", [])) if isinstance(real, dict) else set()
+    photos = deck_photos(decks=decks)
+    excluded = [p for p in photos if p.quad is None]
+    sizes: list[int | None] = [None, *heights]
+    tallies: dict[tuple[str, int | None], Tally] = {}
+    pipeline = FramePipeline.create(classifier)
+    for p in photos:
+        if p.quad is None:
+            continue
+        image = np.asarray(cv2.imread(str(p.image), cv2.IMREAD_COLOR), np.uint8)
+        for h in sizes:
+            tallies.setdefault((p.deck, h), Tally()).add(score_photo(pipeline, classifier, p, image, h))
+    return {"seen": sorted(seen), "excluded": [str(p.image.name) for p in excluded], "tallies": tallies,
+            "decks": sorted({p.deck for p in photos}), "sizes": sizes}
+
+
+def show(result: dict[str, Any], model_dir: Path) -> None:
+    seen = set(result["seen"])
+    print(f"model: {model_dir / 'italian.onnx'}  trained on real decks: {', '.join(sorted(seen)) or 'none'}")
+    if result["excluded"]:
+        print(f"excluded (no verified quad): {len(result['excluded'])}")
+    tallies: dict[tuple[str, int | None], Tally] = result["tallies"]
+    for h in result["sizes"]:
+        label = "as photographed" if h is None else f"card {h} px tall, JPEG {JPEG_QUALITY}"
+        print(f"\n-- {label}\n{'deck':14} {'n':>4} {'right':>7} {'false/100':>8} {'crop':>7}")
+        unseen, every = Tally(), Tally()
+        for d in result["decks"]:
+            t = tallies.get((d, h))
+            if t is None:
+                continue
+            print(f"{d + (' (seen)' if d in seen else ''):14} {t.row()}")
+            every.add(t)
+            if d not in seen:
+                unseen.add(t)
+        if seen and unseen.photos:
+            print(f"{'unseen decks':14} {unseen.row()}")
+        print(f"{'all':14} {every.row()}")
+    conf: Counter[str] = Counter()
+    for (d, _), t in tallies.items():
+        if d not in seen:
+            conf.update(t.confusions)
+    print(f"\nconfusions on unseen decks, all sizes (label->read x n): "
+          f"{', '.join(f'{k} x{v}' for k, v in conf.most_common(25)) or 'none'}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model-dir", type=Path, default=models_dir())
+    parser.add_argument("--decks", nargs="+", default=None, metavar="DECK", help="default: every deck")
+    parser.add_argument("--heights", nargs="*", type=int, default=list(HEIGHTS),
+                        help=f"card heights of the shrunk runs (default {' '.join(map(str, HEIGHTS))}; none: skip)")
+    parser.add_argument("--others", action="store_true",
+                        help="also the other real sets and held-out scan prints (recognition_accuracy.py)")
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    cv2.setNumThreads(1)
+    if args.decks:
+        unknown = sorted(set(args.decks) - set(deck_names()))
+        if unknown:
+            parser.error(f"--decks: no such deck {', '.join(unknown)}; known: {', '.join(deck_names())}")
+    t = time.monotonic()
+    result = run(args.model_dir, args.decks, tuple(args.heights))
+    show(result, args.model_dir)
+    print(f"({time.monotonic() - t:.0f}s)")
+    out: dict[str, Any] = {"seen": result["seen"], "excluded": result["excluded"], "decks": {
+        f"{d}@{h or 'photo'}": {"photos": v.photos, "right": v.right, "false": v.false, "crop_right": v.crop_right,
+                                "confusions": dict(v.confusions)} for (d, h), v in result["tallies"].items()}}
+    if args.others:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from recognition_accuracy import evaluate
+        from recognition_accuracy import show as show_accuracy
+
+        for deck in ("italian", "french"):
+            report = evaluate(deck, args.model_dir, 4, 30)
+            show_accuracy(deck, report)
+            out[deck] = report
+    if args.json:
+        args.json.write_text(json.dumps(out, indent=1, default=str) + "\n")
+
+
+if __name__ == "__main__":
+    main()
