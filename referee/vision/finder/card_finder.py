@@ -18,12 +18,7 @@ from referee.vision.finder.courts import strip_card_hypotheses, thin_card_hypoth
 from referee.vision.finder.edges import edge_card_hypotheses
 from referee.vision.finder.hypothesis import Hypothesis, new_only
 from referee.vision.finder.quad import portrait_order, rectify
-from referee.vision.finder.segmentation import (
-    binarize,
-    fill_holes,
-    otsu_thresholds,
-    whiteness,
-)
+from referee.vision.finder.segmentation import binarize, fill_holes, otsu_thresholds, whiteness
 from referee.vision.finder.split_cache import SplitCache
 from referee.vision.refine import RefineCache, RefineConfig, refine_quads, white_gains
 
