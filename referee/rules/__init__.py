@@ -15,18 +15,27 @@ from referee.rules.events import Event, parse_event
 from referee.rules.game import GAME_CLASSES, Game, Table, available_games, get_game
 from referee.rules.options import GameOptions, parse_options
 from referee.rules.referee import Referee
-from referee.rules.state import DealResult, DealState, MatchOutcome, MatchState
+from referee.rules.state import (
+    DealData,
+    DealResult,
+    DealState,
+    MatchData,
+    MatchOutcome,
+    MatchState,
+)
 from referee.rules.tricks import Obligation, Trick
 
 __all__ = [
     "GAME_CLASSES",
     "Call",
+    "DealData",
     "DealResult",
     "DealState",
     "Event",
     "EventError",
     "Game",
     "GameOptions",
+    "MatchData",
     "MatchOutcome",
     "MatchState",
     "Obligation",
