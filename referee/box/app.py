@@ -189,16 +189,23 @@ class Box:
             return event
         return {**event, "options": dict(g.options)}
 
-    def _apply(self, event: dict[str, Any], source_pos: int | None, from_menu: bool = False) -> list[dict[str, Any]]:
-        if self.match_id is None:
-            self.match_id = self.store.begin_match(self.cfg.game.name, self._match_config())
-            self.referee, self.events_seen = Referee(), 0
-        line = self.events_seen + 1
+    def _apply(self, event: dict[str, Any], source_pos: int | None, from_menu: bool = False,
+               refuse: bool = False) -> list[dict[str, Any]]:
+        """Decide, record, tell. ``refuse``: an event the rules core rejects raises its
+        :class:`RefereeError` and nothing is recorded (not even a new match begun), where
+        the camera's, a log's and the buttons' are recorded as rejected."""
+        referee = Referee() if self.match_id is None else self.referee
+        line = (0 if self.match_id is None else self.events_seen) + 1
         try:
-            calls = [c.to_dict() for c in self.referee.apply(event)]
+            calls = [c.to_dict() for c in referee.apply(event)]
         except RefereeError as exc:  # malformed or out of phase: recorded, like replay's error lines
+            if refuse:
+                raise
             log.warning("event %d rejected: %s", line, exc)
             calls = [ErrorCall(line, str(exc)).to_dict()]
+        if self.match_id is None:
+            self.match_id = self.store.begin_match(self.cfg.game.name, self._match_config())
+            self.referee, self.events_seen = referee, 0
         ends = any(c["call"] == "match_end" for c in calls)
         try:
             self.store.append(self.match_id, event, calls, source_pos, ends_match=ends)
@@ -325,8 +332,8 @@ class Box:
         self.menu = PlayedCardMenu(seat, get_game(self.cfg.game.name).deck, guess)
         self.display.show(self.menu.screen(self.lang))
 
-    def _answer(self, answer: Answer) -> None:
-        """The operator's answer to the arbiter's question."""
+    def _answer(self, answer: Answer) -> list[dict[str, Any]]:
+        """The operator's answer to the arbiter's question; the calls it caused."""
         assert self.arbiter is not None
         self.arbiter_pos = self.pending_pos
         question, asked = self.pending, self.question
@@ -337,10 +344,11 @@ class Box:
         if question is not None and self.naming_missed and not answer.accept:
             self._record_no_play(str(question.get("seat")))
         try:
-            self._told(self.session.answer(asked.id if asked is not None else None, answer))
+            calls = self._told(self.session.answer(asked.id if asked is not None else None, answer))
         finally:
             self.naming_missed = False
         self._show_home()
+        return calls
 
     def _record_no_play(self, seat: str) -> None:
         """Record "no, ``seat`` did not play": it is no event, so it goes to the record's
@@ -441,6 +449,43 @@ class Box:
         else:
             self.display.show(self.fault_screen or self.home_screen())
 
+    # -- the phone console (referee.web): called from the main loop, like gesture() ------
+    def submit(self, event: Mapping[str, Any]) -> list[dict[str, Any]] | Refused:
+        """An event from the phone console, in the event-log schema: decided and recorded as
+        a button's is, except that one the rules core rejects is refused with its reason
+        and nothing is recorded. An ``undo`` may reopen the match before (as the button's)."""
+        event = self._with_config_options(event)
+        try:
+            if event.get("event") == "undo":
+                return self._undo(refuse=True)
+            return self._apply(dict(event), None, refuse=True)
+        except RefereeError as exc:
+            return Refused(str(exc))
+
+    def answer_question(self, question_id: int, answer: Answer) -> list[dict[str, Any]] | Refused:
+        """The console's answer to the arbiter's open question ``question_id`` (an answer to
+        a question no longer open, answered by the buttons or another phone first, is refused)."""
+        if self.question is None or self.question.id != question_id or self.pending is None:
+            return Refused(f"confirm: question {question_id} is not open")
+        if self.menu is not None:  # the card picker the buttons opened for it
+            self.menu = self.menu_pos = None
+        return self._answer(answer)
+
+    def end_match(self) -> int | None:
+        """Set the unfinished match aside (kept in the record, marked abandoned): the next
+        deal starts a new match. Returns the match set aside, if any."""
+        ended = self.match_id
+        if ended is not None:
+            self.store.abandon_match(ended)
+            log.info("match %d set aside by the console", ended)
+        self.match_id, self.referee, self.events_seen = None, Referee(), 0
+        self.session.clear()
+        self.pending = self.pending_pos = self.question = self.menu = None
+        self.turn_since = None
+        self.signals.turn(None)
+        self._show_home()
+        return ended
+
     # -- buttons -----------------------------------------------------------------------
     def gesture(self, button: str, kind: str) -> None:
         """A button gesture, from the main loop (see :mod:`referee.box.buttons`)."""
@@ -495,7 +540,7 @@ class Box:
         self.menu_counted = counted  # its deal was counted in deals_started already
         self.display.show(self.menu.screen(self.lang))
 
-    def _undo(self) -> None:
+    def _undo(self, refuse: bool = False) -> list[dict[str, Any]]:
         """Undo the last play; right after a match ended (even once the next match's deal was
         entered) that is the ended match's last play: its record is reopened first."""
         if self.match_id is None or not _can_undo(self.store.events(self.match_id)):
@@ -506,7 +551,7 @@ class Box:
                 self.match_id, self.referee, self.events_seen = previous, _rebuild(events), len(events)
                 self._resume_trust()
                 log.info("undo reopens match %d", previous)
-        self._apply({"event": "undo"}, None)
+        return self._apply({"event": "undo"}, None, refuse=refuse)
 
     def _last_trick_winner(self) -> str:
         game, deal, trick = self.referee.game, self.referee.deal, self.referee.last_trick

@@ -110,6 +110,16 @@ class TournamentConfig:
 
 
 @dataclass(frozen=True)
+class WebConfig:
+    """``[web]``: the phone console ``referee run`` serves (``referee.web``). Absent: no
+    console, the box opens no port. The PIN is left out of ``repr`` so it never reaches a log."""
+
+    host: str  # the address listened on ("0.0.0.0": every network of the box)
+    port: int
+    pin: str = field(repr=False)  # the table PIN: every change through the console needs it
+
+
+@dataclass(frozen=True)
 class BoxConfig:
     language: str = "it"
     state_dir: Path = Path("/var/lib/referee")
@@ -123,6 +133,7 @@ class BoxConfig:
     display: DisplayConfig = field(default_factory=DisplayConfig)
     pins: PinsConfig = field(default_factory=PinsConfig)
     tournament: TournamentConfig | None = None
+    web: WebConfig | None = None
     source: str = ""  # the file the config came from, for messages
 
 
@@ -234,6 +245,7 @@ def config_from_table(data: Mapping[str, Any], where: str = "<config>", base: Pa
         display=_display(top.sub("display")),
         pins=_pins(top.sub("pins"), game.seats),
         tournament=_tournament(top.sub("tournament"), base) if "tournament" in data else None,
+        web=_web(top.sub("web")) if "web" in data else None,
         source=where,
     )
     top.done()
@@ -418,3 +430,23 @@ def _tournament(r: _Reader, base: Path) -> TournamentConfig:
         files[key] = base / raw if raw else None
     r.done()
     return TournamentConfig(broker, table, username, files["password_file"], files["ca_file"])
+
+
+#: shortest table PIN: a console on a club's open Wi-Fi takes changes from anyone who knows it
+MIN_PIN = 4
+
+
+def _web(r: _Reader) -> WebConfig:
+    listen = r.raw("listen", None)
+    host, sep, port_text = listen.rpartition(":") if isinstance(listen, str) else ("", "", "")
+    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host  # [::1]:8080
+    if not isinstance(listen, str) or not sep or not host or not _natural(port_text) or not (
+            0 < int(port_text) < 65536):
+        raise r.error("listen", "\"HOST:PORT\", e.g. \"0.0.0.0:8080\" (PORT 1..65535)", listen)
+    pin = r.raw("pin", None)
+    if not isinstance(pin, str) or len(pin) < MIN_PIN or not pin.isprintable() or pin != pin.strip():
+        # the value is not echoed: a config error is logged, and the PIN must never be
+        raise ConfigError(f"{r.where}: {r.key('pin')}: expected a string of at least {MIN_PIN} "
+                          "printable characters without leading or trailing spaces")
+    r.done()
+    return WebConfig(host, int(port_text), pin)
