@@ -42,5 +42,5 @@ def test_pin_is_not_in_the_config_repr() -> None:
 
 
 def test_unknown_web_key_is_an_error() -> None:
-    with pytest.raises(ConfigError, match="web.port: unknown key"):
+    with pytest.raises(ConfigError, match=r"web\.port: unknown key"):
         parse_config('[web]\nlisten = "h:1"\npin = "4711"\nport = 1\n', "c.toml")
