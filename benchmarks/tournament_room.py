@@ -117,20 +117,13 @@ class SimBox(threading.Thread):
             pass
         self.publisher = Publisher(TournamentConfig(url, table, account, broker.password_file(account)),
                                    self.state / DB_NAME, status_every_s=5.0)
-        from paho.mqtt.client import Client, MQTTv311
-        from paho.mqtt.enums import CallbackAPIVersion
-
-        self.listener = Client(CallbackAPIVersion.VERSION2, client_id=f"sim-{account}", protocol=MQTTv311)
-        self.listener.username_pw_set(account, broker.password_file(account).read_text().strip())
-        self.listener.on_connect = lambda c, *a: c.subscribe(f"referee/{account}/assign", qos=1)
-        self.listener.on_message = lambda c, u, msg: self.assigned.put(json.loads(msg.payload))
-        host, port = url.removeprefix("mqtt://").split(":")
-        self.listener.connect_async(host, int(port))
+        # the box begins a match when its publisher hears the assignment (as a table would,
+        # seeing "Tavolo N: ..." on its display), so the match's records name it
+        self.publisher.on_assignment = lambda a: self.assigned.put({"match": a.match})
         self.matches = 0
 
     def run(self) -> None:
         self.publisher.start()
-        self.listener.loop_start()
         played: set[str] = set()
         with MatchStore.open(self.state) as store:
             while not self.stop.is_set():
@@ -157,7 +150,6 @@ class SimBox(threading.Thread):
                 self.matches += 1
 
     def close(self) -> None:
-        self.listener.loop_stop()
         self.publisher.stop(timeout=10)
 
 

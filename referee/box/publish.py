@@ -47,6 +47,12 @@ CREATE TABLE IF NOT EXISTS published (
     match_id INTEGER PRIMARY KEY,
     acked_seq INTEGER NOT NULL  -- every record of the match up to here reached the broker
 );
+-- What the service told this table to play, and when the box heard it: a match the box began
+-- after hearing "R1-3" is R1-3's (its records say so), one begun before is not.
+CREATE TABLE IF NOT EXISTS assignments (
+    received REAL NOT NULL,
+    match TEXT NOT NULL  -- '' when the table had nothing to play
+);
 """
 #: recent matches whose last sequence number the status repeats
 STATUS_MATCHES = 8
@@ -105,6 +111,19 @@ class Outbox:
         return list(self.conn.execute(
             "SELECT seq, kind, body FROM records WHERE match_id = ? AND seq >= ?"
             " ORDER BY seq LIMIT ?", (match, seq, limit)))
+
+    def assignments(self) -> list[tuple[float, str]]:
+        return [(float(t), str(m)) for t, m in
+                self.conn.execute("SELECT received, match FROM assignments ORDER BY received")]
+
+    def save_assignment(self, received: float, match: str) -> None:
+        with self.conn:
+            self.conn.execute("INSERT INTO assignments (received, match) VALUES (?, ?)",
+                              (received, match))
+
+    def started(self, match: int) -> float | None:
+        row = self.conn.execute("SELECT started FROM matches WHERE id = ?", (match,)).fetchone()
+        return float(row[0]) if row else None
 
     def game(self, match: int) -> str:
         if match not in self.games:
@@ -207,6 +226,10 @@ class Publisher:
         self.resends: queue.Queue[ResendRequest] = queue.Queue()
         #: what the service last told this table to play (the display's caption, the names)
         self.assignment: Assignment | None = None
+        self.heard = self.outbox.assignments()  # (when, match id) of every assignment heard
+        self.heard_lock = threading.Lock()
+        self.to_save: queue.Queue[tuple[float, str]] = queue.Queue()
+        self.tags: dict[int, str | None] = {}
         self.on_assignment: Callable[[Assignment], None] | None = None
         self.connected = threading.Event()
         self.status_due = threading.Event()
@@ -250,6 +273,8 @@ class Publisher:
         while self.connected.is_set() and self.acks.in_flight() and time.monotonic() < deadline:
             time.sleep(0.02)
         self._save_acks()
+        while not self.to_save.empty():
+            self.outbox.save_assignment(*self.to_save.get_nowait())
         if self.connected.is_set():
             info = self.client.publish(topic(self.cfg.table, "status"),
                                        StatusMessage(self.cfg.table, False).to_bytes(),
@@ -282,6 +307,10 @@ class Publisher:
         try:
             if msg.topic.endswith("/assign"):
                 self.assignment = Assignment.parse(msg.payload)
+                heard = (time.time(), self.assignment.match or "")
+                with self.heard_lock:  # before anyone can begin a match for it
+                    self.heard.append(heard)
+                self.to_save.put(heard)
                 log.info("assigned: %s", self.assignment.caption or "no match at this table now")
                 if self.on_assignment is not None:
                     self.on_assignment(self.assignment)
@@ -303,6 +332,8 @@ class Publisher:
                         self.status_due.clear()
                         self._status()
                         next_status = time.monotonic() + self.status_every_s
+                while not self.to_save.empty():
+                    self.outbox.save_assignment(*self.to_save.get_nowait())
                 if time.monotonic() - last_save >= 0.5:
                     self._save_acks()
                     last_save = time.monotonic()
@@ -311,9 +342,18 @@ class Publisher:
             if not busy:
                 self.stopping.wait(self.poll_s)
 
+    def tag(self, match: int) -> str | None:
+        """The assignment the table had heard last when the box began ``match``."""
+        if match not in self.tags:
+            started = self.outbox.started(match)
+            with self.heard_lock:
+                before = [m for t, m in self.heard if started is not None and t <= started]
+            self.tags[match] = before[-1] if before else None
+        return self.tags[match]
+
     def _publish(self, match: int, seq: int, kind: str, body: str) -> None:
         message = RecordMessage(self.cfg.table, match, seq, kind, self.outbox.game(match),
-                                json.loads(body))
+                                json.loads(body), self.tag(match))
         info = self.client.publish(topic(self.cfg.table, "record"), message.to_bytes(), qos=1)
         self.acks.sent(info.mid, match, seq)
 

@@ -4,8 +4,9 @@ Every box publishes under its own topic root, ``referee/table-N/``, the broker a
 ``table-N`` being allowed nothing else (``hardware/mosquitto/acl``):
 
 - ``record``: one recorded event or call, ``{"table", "match", "seq", "kind", "game", "body"}``
-  (QoS 1; ``match`` and ``seq`` are the box's own record keys, so a consumer is idempotent on
-  ``(table, match, seq)``);
+  and ``assigned`` (the tournament match the table had been assigned when the box began that
+  match) (QoS 1; ``match`` and ``seq`` are the box's own record keys, so a consumer is
+  idempotent on ``(table, match, seq)``);
 - ``status`` (retained): ``{"table", "online", "last": {match: last seq}}``, repeated while the
   box runs, so a consumer sees a tail it missed; the broker's last will sets ``online`` false.
 
@@ -95,10 +96,16 @@ class RecordMessage:
     kind: str  # "event" | "call"
     game: str
     body: Mapping[str, Any] = field(default_factory=dict)
+    #: the tournament match the table was assigned when the box began this match: "" for
+    #: none (a friendly game), None when the box had heard of no assignment at all
+    assigned: str | None = None
 
     def to_bytes(self) -> bytes:
-        return dumps({"table": self.table, "match": self.match, "seq": self.seq,
-                      "kind": self.kind, "game": self.game, "body": self.body})
+        d = {"table": self.table, "match": self.match, "seq": self.seq, "kind": self.kind,
+             "game": self.game, "body": self.body}
+        if self.assigned is not None:
+            d["assigned"] = self.assigned
+        return dumps(d)
 
     @classmethod
     def parse(cls, payload: bytes) -> RecordMessage:
@@ -110,7 +117,11 @@ class RecordMessage:
             raise MessageError(f"game: expected a string, got {game!r}")
         if not isinstance(body, dict):
             raise MessageError(f"body: expected an object, got {body!r}")
-        return cls(_int(d, "table", 1), _int(d, "match", 1), _int(d, "seq", 1), kind, game, body)
+        assigned = d.get("assigned")
+        if assigned is not None and not isinstance(assigned, str):
+            raise MessageError(f"assigned: expected a match id or null, got {assigned!r}")
+        return cls(_int(d, "table", 1), _int(d, "match", 1), _int(d, "seq", 1), kind, game, body,
+                   assigned)
 
 
 @dataclass(frozen=True)

@@ -199,6 +199,12 @@ class Service:
         logged: the organiser enters it by hand, and the box record is kept all the same)."""
         if msg.kind != "call" or msg.body.get("call") != "match_end":
             return None
+        current = self.tournament.at_table(msg.table)
+        if msg.assigned is not None and (current is None or msg.assigned != current.id):
+            log.warning("table %d: box match %d was begun for %s, the table plays %s: not its "
+                        "result (enter it by hand if it is)", msg.table, msg.match,
+                        msg.assigned or "no tournament match", current.id if current else "nothing")
+            return None
         winner, score = msg.body.get("winner"), msg.body.get("score")
         if not isinstance(score, dict):
             log.warning("table %d match %d: match_end without a score", msg.table, msg.match)

@@ -4,12 +4,14 @@ without ``[tournament]`` starts no publisher."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from unittest.mock import MagicMock
 
 import pytest
 
 from referee.box.config import TournamentConfig
-from referee.box.publish import Outbox, _Acks, broker_address, start_publisher
+from referee.box.publish import Outbox, Publisher, _Acks, broker_address, start_publisher
 from referee.box.state import DB_NAME
 from referee.errors import ConfigError
 from tournament.boxes import box_store, record_match
@@ -61,3 +63,22 @@ def test_broker_address() -> None:
     assert broker_address("mqtt://10.0.0.2:1884") == ("10.0.0.2", 1884, False)
     with pytest.raises(ConfigError, match="expected mqtt://host"):
         broker_address("tcp://x")
+
+
+def test_match_is_tagged_with_the_assignment_heard_before_it_began(tmp_path: Path) -> None:
+    store = box_store(tmp_path, 1)
+    friendly = record_match(store, "briscola-4", 1, upto=3)
+    cfg = TournamentConfig("mqtt://127.0.0.1:1", 1, "table-1")
+    publisher = Publisher(cfg, tmp_path / "box-1" / DB_NAME, client_factory=lambda _: MagicMock())
+    message = MagicMock(topic="referee/table-1/assign",
+                        payload=b'{"table":1,"match":"R1-1","caption":"Tavolo 1: A/B - C/D",'
+                                b'"sides":[["N+S","p1","A/B"],["W+E","p2","C/D"]],"deck":null}')
+    publisher._on_message(None, None, message)
+    assert publisher.assignment is not None and publisher.assignment.caption == "Tavolo 1: A/B - C/D"
+    time.sleep(0.01)
+    tournament = record_match(store, "briscola-4", 2, upto=3)
+    assert publisher.tag(friendly) is None  # begun before the box heard of any assignment
+    assert publisher.tag(tournament) == "R1-1"
+    publisher.outbox.save_assignment(*publisher.to_save.get_nowait())
+    again = Publisher(cfg, tmp_path / "box-1" / DB_NAME, client_factory=lambda _: MagicMock())
+    assert again.tag(tournament) == "R1-1"  # kept across a restart of the box

@@ -156,6 +156,7 @@ def test_delivery_across_broker_and_service_restarts(tmp_path: Path, room: Room)
             room.start()
             wait_until(lambda: len(room.taken(1, match)) == len(box_records(state, match)),
                        what="the rest after the service restart")
+            wait_until(lambda: told[-1].match is None, what="the table to be told it is free")
         finally:
             pub.stop()
     assert room.taken(1, match) == box_records(state, match)  # nothing lost, each once, in order

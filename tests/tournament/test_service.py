@@ -5,6 +5,7 @@ record untouched, and a restart that rebuilds the same tournament."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,22 @@ def test_batch_that_cannot_be_recorded_counts_none_of_its_messages(tmp_path: Pat
     service.store.conn.execute("PRAGMA query_only = 0")
     assert service.handle_batch([(topic(1, "record"), m.to_bytes()) for m in msgs]) == ["taken"] * len(msgs)
     assert len(list(service.store.records(1, msgs[0].match))) == len(msgs)
+
+
+@pytest.mark.parametrize(
+    ("assigned", "taken"),
+    [(None, True), ("R1-1", True), ("R1-2", False), ("", False)],
+)
+def test_result_counts_only_from_a_match_begun_for_the_tables_assignment(
+    tmp_path: Path, assigned: str | None, taken: bool
+) -> None:
+    """A box match begun for another tournament match, or as a friendly game while the table
+    had nothing to play, is recorded but its ``match_end`` is not the table's result; a box that
+    had heard no assignment at all (None) is trusted."""
+    service = start_service(tmp_path / "t", [])
+    assert service.tournament.at_table(1) is not None
+    assert service.tournament.at_table(1).id == "R1-1"  # type: ignore[union-attr]
+    store = box_store(tmp_path, 1)
+    msgs = [replace(m, assigned=assigned) for m in messages(store, 1, record_match(store, "briscola-4", 8))]
+    assert set(feed(service, msgs)) == {"taken"}
+    assert (service.tournament.matches["R1-1"].result is not None) is taken
