@@ -82,11 +82,13 @@ def shrink(image: np.ndarray, quad: np.ndarray, height: int | None) -> tuple[np.
     return small, quad * np.float32(small.shape[0] / h)
 
 
-def score_photo(pipeline: FramePipeline, classifier: CardClassifier, photo: DeckPhoto, image: np.ndarray,
+def score_photo(pipeline: FramePipeline | None, classifier: CardClassifier, photo: DeckPhoto, image: np.ndarray,
                 height: int | None) -> Tally:
+    """One photo (at one card size) through the finder and classifier, and its quad's crop through
+    the classifier alone (``pipeline`` None: the crop only)."""
     assert photo.quad is not None
     img, quad = shrink(image, photo.quad, height)
-    cards = detect_image(pipeline, np.asarray(img, np.uint8))["cards"]
+    cards = [] if pipeline is None else detect_image(pipeline, np.asarray(img, np.uint8))["cards"]
     t = Tally(photos=1)
     hit = None
     for i, c in enumerate(cards):
@@ -98,16 +100,19 @@ def score_photo(pipeline: FramePipeline, classifier: CardClassifier, photo: Deck
     t.false = len(cards) - t.right
     for i, c in enumerate(cards):
         if i != hit:
-            t.confusions[f"{photo.card}->{c['card']}"] += 1
-    if hit is None and not cards:
+            # a second detection of the right card is a card cut from the card's own pips or figure
+            t.confusions[f"{photo.card}->{c['card']}{' (twice)' if c['card'] == photo.card else ''}"] += 1
+    if pipeline is not None and hit is None and not cards:
         t.confusions[f"{photo.card}->(none)"] += 1
     crop = cut(DeckPhoto(photo.image, photo.card, photo.deck, quad), {photo.image: np.asarray(img, np.uint8)})
     read = classifier.classify([crop])[0]
     t.crop_right = int(read.card == photo.card)
+    if pipeline is None and read.card != photo.card:
+        t.confusions[f"{photo.card}->{read.card} (crop)"] += 1
     return t
 
 
-def run(model_dir: Path, decks: list[str] | None, heights: tuple[int, ...]) -> dict[str, Any]:
+def run(model_dir: Path, decks: list[str] | None, heights: tuple[int, ...], crops_only: bool = False) -> dict[str, Any]:
     classifier = CardClassifier.load("italian", model_dir, threads=1)
     real = classifier.info.extra.get("training", {}).get("real_photos", {})
     seen = set(real.get("decks", [])) if isinstance(real, dict) else set()
@@ -115,25 +120,27 @@ def run(model_dir: Path, decks: list[str] | None, heights: tuple[int, ...]) -> d
     excluded = [p for p in photos if p.quad is None]
     sizes: list[int | None] = [None, *heights]
     tallies: dict[tuple[str, int | None], Tally] = {}
-    pipeline = FramePipeline.create(classifier)
+    pipeline = None if crops_only else FramePipeline.create(classifier)
     for p in photos:
         if p.quad is None:
             continue
         image = np.asarray(cv2.imread(str(p.image), cv2.IMREAD_COLOR), np.uint8)
         for h in sizes:
             tallies.setdefault((p.deck, h), Tally()).add(score_photo(pipeline, classifier, p, image, h))
-    return {"seen": sorted(seen), "excluded": [str(p.image.name) for p in excluded], "tallies": tallies,
-            "decks": sorted({p.deck for p in photos}), "sizes": sizes}
+    return {"seen": sorted(seen), "excluded": [f"{p.deck}/{p.image.name}" for p in excluded], "tallies": tallies,
+            "decks": sorted({p.deck for p in photos}), "sizes": sizes, "crops_only": crops_only}
 
 
 def show(result: dict[str, Any], model_dir: Path) -> None:
     seen = set(result["seen"])
     print(f"model: {model_dir / 'italian.onnx'}  trained on real decks: {', '.join(sorted(seen)) or 'none'}")
     if result["excluded"]:
-        print(f"excluded (no verified quad): {len(result['excluded'])}")
+        print(f"excluded (no verified quad): {', '.join(result['excluded'])}")
     tallies: dict[tuple[str, int | None], Tally] = result["tallies"]
     for h in result["sizes"]:
         label = "as photographed" if h is None else f"card {h} px tall, JPEG {JPEG_QUALITY}"
+        if result["crops_only"]:
+            label += " (crops only: no finder, right and false/100 not measured)"
         print(f"\n-- {label}\n{'deck':14} {'n':>4} {'right':>7} {'false/100':>8} {'crop':>7}")
         unseen, every = Tally(), Tally()
         for d in result["decks"]:
@@ -163,6 +170,8 @@ def main() -> None:
                         help=f"card heights of the shrunk runs (default {' '.join(map(str, HEIGHTS))}; none: skip)")
     parser.add_argument("--others", action="store_true",
                         help="also the other real sets and held-out scan prints (recognition_accuracy.py)")
+    parser.add_argument("--crops-only", action="store_true",
+                        help="the classifier on the verified quads' crops only (no finder): seconds, not minutes")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
     cv2.setNumThreads(1)
@@ -171,7 +180,7 @@ def main() -> None:
         if unknown:
             parser.error(f"--decks: no such deck {', '.join(unknown)}; known: {', '.join(deck_names())}")
     t = time.monotonic()
-    result = run(args.model_dir, args.decks, tuple(args.heights))
+    result = run(args.model_dir, args.decks, tuple(args.heights), args.crops_only)
     show(result, args.model_dir)
     print(f"({time.monotonic() - t:.0f}s)")
     out: dict[str, Any] = {"seen": result["seen"], "excluded": result["excluded"], "decks": {

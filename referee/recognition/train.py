@@ -45,7 +45,10 @@ MEMORY_FORMATS = ("channels_last", "contiguous")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--deck", required=True, help="italian or french")
+    parser.add_argument("--recipe", type=Path, default=None, metavar="FILE",
+                        help="a recipe file (TOML, e.g. models/italian.recipe.toml) giving the options below "
+                             "(referee/recognition/recipe.py); the command line adds --out, --cache, --shared")
+    parser.add_argument("--deck", default=None, help="italian or french (required, here or in --recipe)")
     parser.add_argument("--out", type=Path, default=None, help="output folder (default: models/)")
     parser.add_argument("--minutes", type=float, default=60.0, help="wall-clock budget, all included")
     parser.add_argument("--steps", type=int, default=None, help="exact number of steps (overrides --minutes)")
@@ -139,6 +142,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from referee.recognition.recipe import apply_recipe
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    args = apply_recipe(args, parser)
+    if args.deck is None:
+        from referee.errors import ConfigError
+
+        raise ConfigError("--deck: required (italian or french), on the command line or as a recipe's 'deck' key")
     deck = deck_family(args.deck)
     log = _Logger(args.quiet)
     if args.recalibrate is not None:

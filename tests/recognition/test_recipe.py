@@ -1,0 +1,102 @@
+"""Recipes as data: the committed models' recipe files say what their JSON records, and a bad
+recipe is refused by file and key before anything is rendered or written."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pytest
+
+from referee.errors import ConfigError
+from referee.paths import REPO_ROOT
+from referee.recognition.recipe import apply_recipe, load_recipe
+from referee.recognition.train import add_arguments
+
+MODELS = REPO_ROOT / "models"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return parser
+
+
+def _args(*argv: str) -> argparse.Namespace:
+    parser = _parser()
+    return apply_recipe(parser.parse_args(list(argv)), parser)
+
+
+@pytest.mark.parametrize("deck", ["italian", "french"])
+def test_the_committed_recipe_is_what_the_committed_model_was_trained_with(deck: str) -> None:
+    args = _args("--recipe", str(MODELS / f"{deck}.recipe.toml"))
+    training = json.loads((MODELS / f"{deck}.json").read_text())["training"]
+    assert args.deck == deck
+    assert args.holdout == training["holdout_sets"]
+    for key in ("steps", "seed", "batch", "lr", "threads", "memory_format"):
+        assert getattr(args, key) == training[key], key
+    assert args.print_variation == training.get("print_variation", 0.0)
+    assert args.vary_others == training.get("vary_others", False)
+    assert args.real_photos == training.get("real_photos", {}).get("share", 0.0)
+    # the per-face counts the JSON records follow from the sample counts and the training faces
+    faces = {"italian": 15 * 40, "french": None}[deck]
+    if faces is not None:
+        assert (args.samples // faces, args.table_samples // faces) == (training["per_face"], training["table_per_face"])
+    # what no committed recipe uses stays at the default that leaves it out
+    assert (args.court_swap, args.pip_scale, args.reskin, args.width, args.extra_blocks) == (None, 0.0, False, None, None)
+
+
+def test_the_command_line_adds_where_to_write() -> None:
+    args = _args("--recipe", str(MODELS / "italian.recipe.toml"), "--out", "build/x", "--seed", "0")
+    assert args.out == Path("build/x") and args.samples == 80000
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "r.recipe.toml"
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('deck = "italian"\nsample = 100\n', r"r\.recipe\.toml: unknown key 'sample'; known: "),
+    ('deck = "italian"\nsamples = "many"\n', r"key 'samples': expected int, got 'many'"),
+    ('deck = "italian"\nsamples = 1.5\n', r"key 'samples': expected int, got 1\.5"),
+    ('deck = "italian"\nvary_others = 1\n', r"key 'vary_others': expected true or false"),
+    ('deck = "italian"\nholdout = "omerkel_scopa_commons/napoletane"\n', r"key 'holdout': expected a list"),
+    ('deck = "italian"\nmemory_format = "rows"\n', r"key 'memory_format': expected one of channels_last, contiguous"),
+    ('deck = "italian"\ninput_size = [64]\n', r"key 'input_size': expected 2 values"),
+    ('deck = "italian"\nout = "models"\n', r"key 'out' says where a run reads or writes: give --out on the command line"),
+    ('samples = 100\n', r"key 'deck' is missing"),
+    ('deck = "italian"\nsamples = \n', r"r\.recipe\.toml: not valid TOML"),
+])
+def test_a_bad_recipe_is_named_by_file_and_key(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        load_recipe(_write(tmp_path, text), _parser())
+
+
+def test_an_option_given_both_ways_is_refused(tmp_path: Path) -> None:
+    path = _write(tmp_path, 'deck = "italian"\nsamples = 100\n')
+    with pytest.raises(ConfigError, match=r"key 'samples' is 100 but the command line gives --samples 200"):
+        _args("--recipe", str(path), "--samples", "200")
+
+
+def test_a_missing_recipe_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"recipe .*nowhere\.toml: cannot read"):
+        _args("--recipe", str(tmp_path / "nowhere.toml"))
+
+
+def test_referee_train_with_a_bad_recipe_writes_nothing(tmp_path: Path) -> None:
+    from referee.cli import main
+
+    path = _write(tmp_path, 'deck = "italian"\nsteps = "ten"\n')
+    with pytest.raises(ConfigError, match="key 'steps': expected int"):
+        main(["train", "--recipe", str(path), "--out", str(tmp_path / "m"), "--cache", str(tmp_path / "c")])
+    assert not (tmp_path / "m").exists() and not (tmp_path / "c").exists()
+
+
+def test_a_deck_is_still_required(tmp_path: Path) -> None:
+    from referee.cli import main
+
+    with pytest.raises(ConfigError, match="--deck: required"):
+        main(["train", "--out", str(tmp_path / "m")])
