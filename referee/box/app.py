@@ -459,6 +459,8 @@ class Box:
             if event.get("event") == "undo":
                 return self._undo(refuse=True)
             return self._apply(dict(event), None, refuse=True)
+        except StateError:
+            raise  # the record cannot be written: the box's fault, not the event's
         except RefereeError as exc:
             return Refused(str(exc))
 
