@@ -12,6 +12,7 @@ from referee.cli import main
 from referee.vision.simulator.harness import run_demo
 
 
+@pytest.mark.slow
 def test_demo_referees_a_whole_deal_and_writes_video_screens_and_logs(tmp_path: Path) -> None:
     result = run_demo(game="briscola-2", seed=2, out=tmp_path, fps=2.0, truth_vision=True, quiet=True)
     assert result.calls[-1]["call"] == "deal_end"
@@ -28,6 +29,7 @@ def test_demo_referees_a_whole_deal_and_writes_video_screens_and_logs(tmp_path: 
     assert all(isinstance(e["t"], float) for e in fed)  # each with the frame time it was fed at
 
 
+@pytest.mark.slow
 def test_demo_cli_prints_calls_and_the_final_score(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["demo", "--game", "belotta", "--seed", "4", "--fps", "2", "--out", str(tmp_path),
                  "--no-video", "--truth-vision"])

@@ -54,6 +54,7 @@ def calls_of(state: Path) -> list[dict[str, Any]]:
         return store.calls(match.id)
 
 
+@pytest.mark.slow
 def test_sigkill_on_simulated_video_then_restart_gives_the_same_calls(tmp_path: Path) -> None:
     events = random_deal_events("briscola-4", seed=3)[: 1 + PLAYS]
     sim_events = write_jsonl(tmp_path / "deal.jsonl", events)

@@ -10,6 +10,7 @@ from referee.vision.finder import CardFinder
 pytestmark = pytest.mark.shared("faces")
 
 
+@pytest.mark.slow
 def test_face_up_cards_on_simulated_tables_are_found() -> None:
     from referee.vision.simulator import random_scene, render_scene
 
