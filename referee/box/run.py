@@ -106,8 +106,12 @@ class Runner:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
         source: SourceRef | None = None,
+        console: Any = None,
     ) -> None:
         self.cfg, self.box, self.feed, self.notifier = cfg, box, feed, notifier
+        #: the phone console (``referee.web.console.Console``), pumped on every turn: its
+        #: requests are run here, in this loop, like the buttons' gestures
+        self.console = console
         #: what feeds the record: its position is kept with each step (see state.py)
         self.source = source
         self.gestures = gestures or queue.Queue()
@@ -155,6 +159,8 @@ class Runner:
                     self.box.frame(item.t, item.pos)
             deals = self.box.deals_started
             self._drain_gestures()
+            if self.console is not None:
+                self.console.pump()
             if self.box.deals_started != deals and hasattr(self.feed, "new_deal"):
                 self.feed.new_deal()  # a deal entered with the buttons
             self.box.tick()
@@ -288,7 +294,18 @@ def _run_locked(cfg: BoxConfig, args: argparse.Namespace) -> int:
                 print(f"referee run: {exc}", file=sys.stderr)
                 box.fault("fault_start", 0)  # stays lit after exit: the box is not just blank
                 return EXIT_INPUT
-            runner = Runner(cfg, box, feed, notifier, gestures, source=source)
+            console, server = None, None
+            if cfg.web is not None:  # the phone console: its own thread, its requests run here
+                from referee.web.console import Console
+                from referee.web.server import ConsoleError, ConsoleServer
+
+                console = Console(box, cfg.web.pin, cfg.state_dir / "console.json")
+                try:
+                    server = ConsoleServer(console, cfg.web.host, cfg.web.port).start()
+                except ConsoleError as exc:  # the port is taken: the table plays on without it
+                    log.error("%s; running without the console", exc)
+                    notifier.status(f"console not started: {exc}")
+            runner = Runner(cfg, box, feed, notifier, gestures, source=source, console=console)
             if salvage is not None:
                 runner.start_fault = "fault_record"
             _stop_on_sigterm(runner)
@@ -306,6 +323,8 @@ def _run_locked(cfg: BoxConfig, args: argparse.Namespace) -> int:
                 feed.close()
                 if publisher is not None:
                     publisher.stop()
+                if server is not None:
+                    server.stop()
     except StateError as exc:
         print(f"referee run: {exc}", file=sys.stderr)
         return EXIT_STATE
