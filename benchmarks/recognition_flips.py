@@ -10,8 +10,8 @@ transitions A -> B with the truths and reads that flipped and the kind of each w
 pip or court rank, suit shape C/S or D/H, suit colour), and the detections lying off every
 labelled card. Writes ``OUT/flips.json`` and, per set and transition, a montage of the flipped
 cards (``OUT/<set>_<a>-<b>.png``: A's crop, then B's, each rectified from the winning quad).
-Session 5 found with it that the pip-scale candidates read finder quads lying inside a 9 or 10 as
-a 3 or an ace (see the model card).
+It showed that pip-scale models read finder quads lying inside a 9 or 10 as a 3 or an ace
+(models/HISTORY.md).
 """
 
 from __future__ import annotations

@@ -13,10 +13,10 @@ Three kinds of crop, each counted at the pipeline's thresholds (a read >= 0.3 is
                   (mostly the table's ArUco markers and stock edges)
   sim-facedown    simulated deals: the true quads of the face-down cards (the stock), with the
                   finder's kind of corner error
-  paper           marks on white paper (``synth.render_paper_clutter``; session 4: drawings on
-                  sheets read as aces), every 7th face of every print of the deck nearby
+  paper           marks on white paper (``synth.render_paper_clutter``: pip-scale models read
+                  drawings on sheets as aces), every 7th face of every print of the deck nearby
   card-part       a part of a card, 35-65% of its width and height, stretched to a crop
-                  (``synth.render_card_zoom``; session 5: quads inside a 9/10 read as a 3 or an ace)
+                  (``synth.render_card_zoom``: quads inside a 9/10 read as a 3 or an ace)
 """
 
 from __future__ import annotations

@@ -46,7 +46,7 @@ BACK_SHARE = 0.08
 #: With pip scaling on (unless a :class:`NegativeRecipe` says otherwise), this share of extra
 #: 'back' samples (relative to the faces) is marks on white paper (:func:`synth.render_paper_clutter`):
 #: a model taught that one big pip on paper is an ace read drawings on real sheets as AC/AS
-#: (session 4), so it gets these counter-examples. The old kinds keep about their share
+#: (models/HISTORY.md, pip scaling), so it gets these counter-examples. The old kinds keep about their share
 #: (BACK_SHARE) of the set.
 PAPER_BACK_SHARE = 0.04
 #: Bump when the extra negatives' rendering changes (part of the cache key of sets that hold
@@ -65,10 +65,11 @@ class NegativeRecipe:
     """Extra 'back' samples on top of the usual ones (:data:`BACK_SHARE`), as shares of the faces.
 
     ``paper``: marks on white paper (:func:`synth.render_paper_clutter`); ``parts``: zoomed-in
-    parts of training faces (:func:`synth.render_card_zoom`). Both answered non-cards the French
-    pip-scale candidates read as cards (sessions 4-5), and came only with pip scaling; as a
-    recipe of their own any set can hold them. ``interior``: windows inside a training face that
-    show none of its edge, corners or indices (:func:`synth.render_card_interior`; session 9).
+    parts of training faces (:func:`synth.render_card_zoom`). Both answer non-cards that a
+    model taught rescaled pips reads as cards, and came only with pip scaling; as a recipe of
+    their own any set can hold them. ``interior``: windows inside a training face that show none
+    of its edge, corners or indices (:func:`synth.render_card_interior`). Their measurements:
+    models/HISTORY.md.
     :meth:`of_pip_scaling` is what pip scaling has always brought, so those sets render and cache
     as before.
     """
@@ -183,8 +184,8 @@ class _Renderer:
             # The faces around the sample (neighbours, occluders) and those the negatives are
             # cut from, and the backs, come from varied prints too, half the time: else a varied
             # ink or line is itself a sign of "the card this crop is of", and everything unlike
-            # the training prints reads as a card (session 10's s19: sim non-card quads 217 -> 821;
-            # with this, session 11's s24: 463, not enough to adopt it; models/HISTORY.md, Session 11).
+            # the training prints reads as a card (varied prints alone about quadrupled the
+            # simulated non-card quads read as cards; this halves that again: models/HISTORY.md).
             self.pool = self.pool + varied_copies(self.pool)
             self.backs = self.backs + varied_copies(self.backs)
 

@@ -15,7 +15,7 @@ are left in place, and the index boxes are restored after the pips are drawn.
 Courts and Italian codes are never touched.
 
 :class:`PipRecipe` narrows what is rescaled (which ranks, the scale ranges, the shape jitter);
-its default is the session-4 recipe, so sets rendered without one render and cache as before.
+its default rescales every pip card, so sets rendered without one render and cache as before.
 """
 
 from __future__ import annotations
@@ -51,9 +51,9 @@ _MAX_SPAN = 0.8
 class PipRecipe:
     """Which pip cards are rescaled and how (log-uniform scale ranges, shape jitter).
 
-    The session-4/5 candidates rescaled every pip card with the shape jittered and lost real
-    photo reads (EPFL suits, pinochle ranks) while gaining Knoll's large aces and pips; a recipe
-    lets one run rescale e.g. the aces only, or without changing the pips' shape.
+    Rescaling every pip card with the shape jittered lost real photo reads (EPFL suits,
+    pinochle ranks) while gaining Knoll's large aces and pips (models/HISTORY.md); a recipe lets
+    one run rescale e.g. the aces only, or without changing the pips' shape.
     """
 
     ranks: tuple[str, ...] = PIP_RANKS
@@ -63,7 +63,7 @@ class PipRecipe:
     #: Extra 'back' samples (share of the face samples): zoomed-in parts of cards
     #: (:func:`referee.recognition.synth.render_card_zoom`), so bigger pips do not make a part
     #: of a 10 read as a 3. The same share as :class:`referee.recognition.dataset.NegativeRecipe`'s
-    #: ``parts`` (which any set may hold); kept here so the session-5 sets keep their cache keys.
+    #: ``parts`` (which any set may hold); kept here so sets rendered with it keep their cache keys.
     zoom_negatives: float = 0.0
 
     def __post_init__(self) -> None:

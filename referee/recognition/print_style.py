@@ -2,9 +2,9 @@
 
 The issue is judged on real frames of Trevisane decks, and ``../shared`` holds two low-resolution
 Trevisane scans. A club's deck is the same pattern from another printer, or another edition: the
-inks are other shades, the lines heavier or finer, the drawing redrawn a little (session 8 measured
-it: a Trevisane print held out of training reads ~96% of its renders, against ~99% for a pattern
-seen in two or more prints). :func:`vary_print` draws one such variant of a face's art, so that
+inks are other shades, the lines heavier or finer, the drawing redrawn a little (measured: a
+Trevisane print held out of training reads ~96% of its renders, against ~99% for a pattern seen in
+two or more prints; models/HISTORY.md). :func:`vary_print` draws one such variant of a face's art, so that
 training sees each print as a family of prints rather than one exact drawing:
 
 - **inks**: the hue of coloured ink turned by up to ±18°, its saturation scaled 0.7-1.25x, the

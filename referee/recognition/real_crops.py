@@ -1,6 +1,6 @@
 """Real card crops to train on: half of the pinochle photos in ``../shared/photos``.
 
-Every synthetic recipe tried in twelve sessions left the French model at ~97 % of the real
+Every synthetic recipe tried (models/HISTORY.md) left the French model at ~97 % of the real
 pinochle cards it should read (models/README.md, "Limitations"): what was missing is real pixels (a
 phone camera's blur and sharpening, real ink on real card stock, real light).  The pinochle
 photos (``french_pinochle_voc_train``, Apache-2.0, so a model trained on them may be committed)
@@ -18,7 +18,7 @@ The labels give the rank only (and the suit where a reviewer added it): such a c
 "any card of that rank", trained by the marginal likelihood of the ranks' classes
 (:func:`allowed_classes`), *given the deck's ranks* (:func:`support_classes`): the pinochle deck
 holds only 9..A, so a photo says nothing about how likely a 2..8 is, and the plain likelihood
-(candidate s29, session 13) taught real-looking crops to avoid 2..8: the held-out Knoll print's
+(models/HISTORY.md) taught real-looking crops to avoid 2..8: the held-out Knoll print's
 pip cards drifted to tens (8C->10S, 4H->10H; 83.4 -> 75.8 %), which a Belotta deck's sevens and
 eights cannot afford.  Each crop is drawn as :data:`VARIANTS` jittered copies (corners off
 by up to 6 %, colour gain, a covering band, blur, a smaller camera size, JPEG), seeded.

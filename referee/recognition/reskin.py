@@ -16,7 +16,7 @@ painted over, since it cannot be told from the ink it covers; the real print's o
 The carriers are the training half of the photos only (:func:`~referee.recognition.real_crops.training_cards`),
 so the held-out half stays the honest figure.
 
-Measured (session 14, models/HISTORY.md): it reads *fewer* real cards than no real crops at all
+Measured (models/HISTORY.md, re-skinned probes): it reads *fewer* real cards than no real crops at all
 (French held-out half 95.3 % against 97.6 %) and helps the Italian model nowhere, so no committed
 recipe uses it; what the plain real crops teach is the photographed print's own ink.
 """

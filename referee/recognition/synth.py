@@ -402,7 +402,7 @@ def render_table_card(
 
 
 # ---- not-a-card crops on paper -------------------------------------------------------------
-# Measured on the real pinochle photos (build/recognition/s5/diag_crops.py): a model taught
+# Measured on the real pinochle photos (models/HISTORY.md, pip scaling): a model taught
 # that one big pip on paper is an ace (the pip-scale augmentation) reads a drawing on a white
 # sheet as AC/AS at 0.95 and a sheet's print or text as 2C. Nothing in the 'back' samples was
 # white paper with a mark on it; these are, with no corner index anywhere.
@@ -491,8 +491,7 @@ def _mark(canvas: F32, textures: list[U8], w: int, h: int, rng: np.random.Genera
     canvas[:] = img
 
 
-# Measured on the real pinochle photos (build/recognition/s6/flips.py, session 5): the pip-scale
-# candidates read the finder's quads that lie INSIDE a 9 or 10 (three big pips, no border) as a 3
+# Measured on the real pinochle photos (models/HISTORY.md, pip scaling): pip-scale models read the finder's quads that lie INSIDE a 9 or 10 (three big pips, no border) as a 3
 # or an ace at 0.99, and that read beat the whole card's: a model taught that pips come in many
 # sizes cannot tell a zoomed-in part of a card from a card. These are such parts, as 'back'.
 #: Share of the card's width and height a zoomed-in part covers (a real crop's corners are off by
@@ -510,7 +509,7 @@ def render_card_zoom(
     return _card_window(art, textures, rng, size, hc, fw, fh, (-0.05, 1.05), (-0.05, 1.05), (0, 0.05))
 
 
-# Measured on s12 (session 8): a pip-scale model taught generic card parts (above) as 'back' also
+# Measured (models/HISTORY.md, card-part negatives): a pip-scale model taught generic card parts (above) as 'back' also
 # learns to reject whole cards with a few big shapes and a thin border (Knoll aces, the EPFL deck),
 # while without them it reads the finder's quads inside a 9 or 10 as a 3 or an ace. What tells those
 # apart on a real table is that a whole card, even 40% covered or with corners ~10% off, shows some

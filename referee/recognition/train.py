@@ -36,7 +36,7 @@ ESTIMATE_AT = (10, 40, 80, 120, WARMUP_STEPS - 1)
 #: Seconds kept back from --minutes for evaluation, calibration and export.
 RESERVE_S = 90.0
 #: Default ``--court-swap`` per deck: off. Only French prints carry rank indices to read, but two
-#: French candidates trained with 0.5 (session 3, models/HISTORY.md) were worse on held-out Knoll and on
+#: French candidates trained with 0.5 (models/HISTORY.md) were worse on held-out Knoll and on
 #: simulated finder crops and accepted non-cards; the committed models were trained without it.
 DEFAULT_COURT_SWAP = {"french": 0.0, "italian": 0.0}
 #: ``--memory-format`` choices. The layout changes the float rounding of the convolutions, so a
@@ -119,8 +119,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--threads", type=int, default=2, help="torch threads (and render workers)")
     parser.add_argument("--memory-format", choices=MEMORY_FORMATS, default="channels_last",
                         help="tensor layout while fitting: channels_last trains this network ~1.6x faster on "
-                        "one CPU thread and ~2.4x on two (measured in session 6); contiguous replays runs "
-                        "made before it (the committed models up to session 5)")
+                        "one CPU thread and ~2.4x on two (models/HISTORY.md); contiguous replays runs "
+                        "made with it")
     parser.add_argument("--holdout", nargs="*", default=None,
                         help="prints held out for validation, e.g. omerkel_scopa_commons/napoletane "
                         "(default: the model card's; give none to train on everything)")

@@ -56,7 +56,7 @@ def sure_pair(base: CardClassifier, crops: list[np.ndarray], codes: list[str]) -
     """A pip card and a court card the base model reads as themselves surely, both ways up (7H
     and QS when it does): a swap of those two is certain. Chosen by the model, not fixed, so
     the tests hold for any model that knows the print, not only for the one they were written
-    with (the session-5 French model read the Bellot 7H render less surely)."""
+    with (an earlier French model read the Bellot 7H render less surely)."""
     ahead, turned = base.classify(crops), base.classify([np.ascontiguousarray(c[::-1, ::-1]) for c in crops])
     sure = [c for c, a, t in zip(codes, ahead, turned, strict=True)
             if a.card == c and t.card == c and a.confidence >= BASE_SURE]
@@ -94,7 +94,7 @@ def test_a_photo_nearer_another_cards_photos_than_its_own_names_the_likely_card(
     slips = {("g2/10.jpg:bottom", "KS", "KC"), ("g2/13.jpg:left", "6S", "9S")}
     assert slips <= set(found)
     # Any other warning is a photo named right that looks like one of the slips, and names it
-    # (session 11's French model: g1's KC looks like g2/10's "KS", which is a KC).
+    # (a French model may find g1's KC like g2/10's "KS", which is a KC).
     assert all("g2/10.jpg:bottom" in f.message or "g2/13.jpg:left" in f.message
                for key, f in found.items() if key not in slips)
     assert not check.certain  # twins exist: never a refusal on the embedding alone

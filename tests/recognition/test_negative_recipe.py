@@ -26,7 +26,7 @@ BACK = RECOGNISER_LABELS["french"].index("back")
 
 
 @pytest.mark.parametrize(("options", "name"), [
-    # Names computed before NegativeRecipe existed (session 6): every set rendered before keeps its cache.
+    # Names computed before NegativeRecipe existed: every set rendered before keeps its cache.
     ({}, "french-fd3d33bf2e89.npz"),
     ({"root": Path("/x"), "court_swap": 0.0}, "french-fd3d33bf2e89.npz"),
     ({"back_count": 7}, "french-f9dc45668821.npz"),

@@ -1,7 +1,7 @@
 """``referee train --width/--extra-blocks/--device``: the network's shape as a recipe option.
 
-Session 12 tried wider and deeper networks (fitted on a lent GPU) on the French recipe: none
-read more real cards (models/HISTORY.md, "Session 12"), so the defaults stay the committed shape.
+Wider and deeper networks on the French recipe read no more real cards (models/HISTORY.md,
+network shape), so the defaults stay the committed shape.
 """
 
 from __future__ import annotations

@@ -179,7 +179,7 @@ def test_training_is_seeded(smoke_models: Path, fake_shared: Path, tmp_path: Pat
 
 def test_a_run_replays_bit_for_bit_with_its_layout_and_records_it(train_fake: Callable[..., dict[str, object]], tmp_path: Path) -> None:
     """Seeded training is reproducible: the same command gives the same graph bytes; the tensor
-    layout (``--memory-format``, channels_last by default since session 6) changes the float
+    layout (``--memory-format``, channels_last by default) changes the float
     rounding, so it is recorded in the JSON for the replay command."""
     cache = tmp_path / "cache"
     first = train_fake(tmp_path / "a", cache)
