@@ -27,6 +27,7 @@ from referee.box.buttons import GESTURES, MENU_GESTURES
 from referee.box.config import BoxConfig
 from referee.box.deal_card_menu import DealCardMenu, PlayedCardMenu, missing_deal_card
 from referee.box.display import ScreenSink
+from referee.box.home import home_screen
 from referee.box.menu import CANCELLED, ContractMenu, has_contract
 from referee.box.screens import (
     ConfirmScreen,
@@ -426,17 +427,8 @@ class Box:
             isinstance(s, DeclarationScreen) and (s.seat, sorted(s.cards)) == taken_back)]
 
     def home_screen(self) -> ScoreScreen:
-        """The running score of this deal per team, the match score, whose turn it is."""
-        deal, match = self.referee.deal, self.referee.match
-        teams = self.cfg.game.teams
-        seat_points = deal.points if deal is not None else {}
-        rows = [("+".join(t), sum(seat_points.get(s, 0) for s in t)) for t in teams]
-        games = ""
-        if match is not None and len(teams) == 2:
-            names = ["+".join(t) for t in teams]
-            if all(n in match.score for n in names):
-                games = "-".join(str(match.score[n]) for n in names)
-        return ScoreScreen(points=rows, turn=self.referee.turn, games=games)
+        """The running score (per game: :mod:`referee.box.home`), the contract, whose turn."""
+        return home_screen(self.referee, self.cfg.game.name, self.cfg.game.teams)
 
     def _show_home(self) -> None:
         """What stays on the screen when no call's screen is up: the open menu, else the

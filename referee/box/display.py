@@ -58,9 +58,9 @@ class Display:
             self.failed = False
 
     def close(self) -> None:
-        # A fault screen stays lit after exit (luma blanks the panel otherwise): the table must
+        # A fault screen (or the calibrate screen of a new box) stays lit after exit (luma blanks the panel otherwise): the table must
         # see why the box stopped until the service restarts it.
-        if self.last is not None and self.last.inverted:
+        if self.last is not None and (self.last.inverted or getattr(self.last, "stays_lit", False)):
             self.device.persist = True
         with contextlib.suppress(OSError, AttributeError):
             self.device.cleanup()

@@ -5,10 +5,16 @@ Only short strings: the OLED is 128 px wide and must be readable at arm's length
 
 from __future__ import annotations
 
+import re
+
 from referee.cards import ITALIAN_RANK_NAMES, parse_card
 
 MESSAGES: dict[str, dict[str, str]] = {
     "score": {"it": "PUNTI", "en": "SCORE"},
+    "score_to": {"it": "PUNTI (a {n})", "en": "SCORE (to {n})"},
+    "calibrate_title": {"it": "NUOVO TAVOLO", "en": "NEW TABLE"},
+    "calibrate": {"it": "Calibra il tavolo", "en": "Calibrate the table"},
+    "calibrate_how": {"it": "referee calibrate, poi riavvia", "en": "run referee calibrate, restart"},
     "turn": {"it": "Tocca a {seat}", "en": "{seat} to play"},
     "trick": {"it": "PRESA {n}", "en": "TRICK {n}"},
     "takes": {"it": "prende", "en": "takes"},
@@ -102,6 +108,24 @@ FRENCH_SUIT_SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 ENGLISH_RANK_NAMES = {"1": "ace", "8": "knave", "9": "knight", "10": "king"}
 ENGLISH_SUIT_NAMES = {"bastoni": "batons", "coppe": "cups", "denari": "coins", "spade": "swords"}
 ITALIAN_RANK_SHORT = {"1": "A", "8": "F", "9": "C", "10": "R"}
+
+
+#: seats as the table names them: in Italian W (west) is O (Ovest)
+SEAT_NAMES = {"it": {"W": "O"}}
+_SEAT_TOKEN = re.compile(r"(?<![A-Za-z])[NWSE](?![A-Za-z])")
+
+
+def seat_text(lang: str, text: str) -> str:
+    """``text`` naming seats (``W``, ``W+E``, ``N W S E``, ``W: 3 Cop``) as ``lang`` names
+    them; other words are left alone.
+
+    >>> seat_text("it", "W+E"), seat_text("en", "W+E")
+    ('O+E', 'W+E')
+    """
+    names = SEAT_NAMES.get(lang)
+    if not names:
+        return text
+    return _SEAT_TOKEN.sub(lambda m: names.get(m.group(0), m.group(0)), text)
 
 
 def tr(lang: str, key: str, **values: object) -> str:

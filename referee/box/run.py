@@ -42,7 +42,7 @@ from referee.box.feed import Feed, JsonlFeed
 from referee.box.notify import Notifier
 from referee.box.record_lock import RecordLock, RecordLocked
 from referee.box.salvage import salvage_if_damaged
-from referee.box.screens import FaultScreen, Screen, render
+from referee.box.screens import CalibrateScreen, FaultScreen, Screen, render
 from referee.box.signals import NullSignals, open_signals
 from referee.box.source import SourceRef, camera_source, describe_key, events_source
 from referee.box.state import MatchStore, StateError
@@ -201,6 +201,12 @@ class Runner:
             self.box.gesture(button, kind)
 
 
+def not_calibrated(cfg: BoxConfig) -> bool:
+    """A camera is configured but no table layout was calibrated for it yet (a new box)."""
+    live = cfg.camera.source.partition(":")[0] in ("picamera2", "usb")
+    return live and (cfg.layout is None or not cfg.layout.exists())
+
+
 def _open_feed(cfg: BoxConfig, args: argparse.Namespace, box: Box) -> Feed:
     if args.events is not None:
         return JsonlFeed(args.events, pace_s=args.pace)
@@ -292,7 +298,10 @@ def _run_locked(cfg: BoxConfig, args: argparse.Namespace) -> int:
                 feed = _open_feed(cfg, args, box)
             except CameraError as exc:  # no camera, layout or model; an unreadable log
                 print(f"referee run: {exc}", file=sys.stderr)
-                box.fault("fault_start", 0)  # stays lit after exit: the box is not just blank
+                if args.events is None and not_calibrated(cfg):  # a new box: nothing is broken
+                    display.show(CalibrateScreen())  # stays lit after exit, like a fault
+                else:
+                    box.fault("fault_start", 0)  # stays lit after exit: the box is not just blank
                 return EXIT_INPUT
             console, server = None, None
             if cfg.web is not None:  # the phone console: its own thread, its requests run here

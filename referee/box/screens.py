@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 from PIL import Image
 
 from referee.box.canvas import HEADER_H, HEIGHT, WIDTH, Canvas, font
-from referee.box.i18n import card_long, card_short, declaration_name, rule_name, tr
+from referee.box.i18n import card_long, card_short, declaration_name, rule_name, seat_text, tr
 from referee.cards import parse_card
 
 
@@ -37,27 +37,57 @@ def render(screen: Screen, lang: str = "it") -> Image.Image:
 
 @dataclass(frozen=True)
 class ScoreScreen(Screen):
-    """Running score: one big row per team (two teams), or a compact table (3-5 seats)."""
+    """The match's standing: one row per team (two teams: belotta's written score, briscola's
+    card points), or one column per seat (3-5: binocolo's score, chiamata's credits); the
+    header names what is counted (``target``: the score that wins, e.g. belotta's 151), the
+    footer whose turn it is and the contract (trump, caller, bid or called card).
 
-    points: Sequence[tuple[str, int]]  # (team, points) in display order
+    Rows are kept 2 px apart and columns split by rules: digits that touch read as other
+    digits (a 0 over a 0 is an 8 at arm's length)."""
+
+    points: Sequence[tuple[str, int]]  # (team or seat, points) in display order
     turn: str | None = None
     games: str = ""  # match score, e.g. "1-0"
+    contract: str = ""  # e.g. "♥ W", "N 20 ♠", "R Cop 71"
+    target: int | None = None
 
     def paint(self, c: Canvas, lang: str) -> None:
-        compact = len(self.points) > 2  # no room for a footer: the turn goes in the header
-        if compact and self.turn:
-            c.header(tr(lang, "turn", seat=self.turn), self.games)
+        title = tr(lang, "score_to", n=self.target) if self.target else tr(lang, "score")
+        c.header(title, self.games)
+        footer = bool(self.turn or self.contract)
+        bottom = HEIGHT - 13 if footer else HEIGHT
+        if len(self.points) > 2:
+            self._columns(c, lang, bottom)
         else:
-            c.header(tr(lang, "score"), self.games)
-        body_bottom = HEIGHT - 14 if self.turn and not compact else HEIGHT
+            self._rows(c, lang, bottom)
+        if footer:
+            c.draw.line((0, HEIGHT - 12, WIDTH - 1, HEIGHT - 12), fill=c.ink)
+            turn = tr(lang, "turn", seat=seat_text(lang, self.turn)) if self.turn else ""
+            if turn and self.contract:
+                c.text(turn, (1, HEIGHT - 11, 66, HEIGHT), largest=11, align="left")
+                c.text(seat_text(lang, self.contract), (68, HEIGHT - 11, WIDTH - 1, HEIGHT), largest=11,
+                       align="right")
+            else:
+                c.text(turn or seat_text(lang, self.contract), (1, HEIGHT - 11, WIDTH - 1, HEIGHT), largest=11)
+
+    def _rows(self, c: Canvas, lang: str, bottom: int) -> None:
         rows = len(self.points) or 1
-        row_h = (body_bottom - HEADER_H - 1) // rows
+        gap = 2
+        row_h = (bottom - HEADER_H - 1 - gap * (rows - 1)) // rows
         for i, (team, value) in enumerate(self.points):
-            y0 = HEADER_H + 1 + i * row_h
-            c.text(team, (2, y0, 70, y0 + row_h), largest=18, align="left")
-            c.text(str(value), (72, y0, WIDTH - 2, y0 + row_h), largest=26, align="right")
-        if self.turn and not compact:
-            c.text(tr(lang, "turn", seat=self.turn), (0, HEIGHT - 13, WIDTH, HEIGHT), largest=12)
+            y0 = HEADER_H + 1 + i * (row_h + gap)
+            c.text(seat_text(lang, team), (2, y0, 70, y0 + row_h), largest=16, align="left")
+            c.text(str(value), (72, y0, WIDTH - 2, y0 + row_h), largest=row_h, align="right")
+
+    def _columns(self, c: Canvas, lang: str, bottom: int) -> None:
+        n = len(self.points)
+        col_w = WIDTH // n
+        for i, (seat, value) in enumerate(self.points):
+            x0 = i * col_w
+            c.text(seat_text(lang, seat), (x0 + 1, HEADER_H + 1, x0 + col_w - 2, HEADER_H + 13), largest=12)
+            c.text(str(value), (x0 + 2, HEADER_H + 15, x0 + col_w - 3, bottom - 1), largest=20)
+            if i:
+                c.draw.line((x0 - 1, HEADER_H + 2, x0 - 1, bottom - 2), fill=c.ink)
 
 
 @dataclass(frozen=True)
@@ -70,7 +100,7 @@ class TrickScreen(Screen):
 
     def paint(self, c: Canvas, lang: str) -> None:
         c.header(tr(lang, "trick", n=self.number), tr(lang, "takes"))
-        c.text(self.winner, (0, HEADER_H + 1, WIDTH, HEIGHT - 15), largest=34)
+        c.text(seat_text(lang, self.winner), (0, HEADER_H + 1, WIDTH, HEIGHT - 15), largest=34)
         c.text(tr(lang, "points", n=self.points), (0, HEIGHT - 14, WIDTH, HEIGHT), largest=13)
 
 
@@ -88,7 +118,7 @@ class ViolationScreen(Screen):
     def paint(self, c: Canvas, lang: str) -> None:
         where = tr(lang, "in_trick", n=self.trick) if self.trick else ""
         c.header(tr(lang, self.header_key), where)
-        c.text(self.seat, (0, HEADER_H + 1, 40, HEIGHT), largest=30)
+        c.text(seat_text(lang, self.seat), (0, HEADER_H + 1, 40, HEIGHT), largest=30)
         c.draw.line((40, HEADER_H + 3, 40, HEIGHT - 3), fill=c.ink)
         c.wrapped(rule_name(lang, self.rule), (42, HEADER_H + 2, WIDTH - 1, HEIGHT - 1), largest=16)
 
@@ -117,7 +147,7 @@ class DeclarationScreen(Screen):
     def paint(self, c: Canvas, lang: str) -> None:
         c.header(tr(lang, "declaration"), tr(lang, "points_short", n=self.points))
         bottom = HEIGHT - 16 if self.cards else HEIGHT
-        c.text(f"{self.seat}: {declaration_name(lang, self.kind)}", (1, HEADER_H + 1, WIDTH - 1, bottom), largest=22)
+        c.text(f"{seat_text(lang, self.seat)}: {declaration_name(lang, self.kind)}", (1, HEADER_H + 1, WIDTH - 1, bottom), largest=22)
         if self.cards:
             c.text(self._cards_line(c), (1, HEIGHT - 15, WIDTH - 1, HEIGHT), largest=13)
 
@@ -149,7 +179,7 @@ class LastTrickScreen(Screen):
     cards: Sequence[tuple[str, str]]  # (seat, card code) in play order
 
     def paint(self, c: Canvas, lang: str) -> None:
-        c.header(tr(lang, "last_trick", n=self.number), f"→ {self.winner}")
+        c.header(tr(lang, "last_trick", n=self.number), f"→ {seat_text(lang, self.winner)}")
         n = len(self.cards)
         cols = 1 if n <= 3 else 2
         rows = (n + cols - 1) // cols
@@ -158,7 +188,7 @@ class LastTrickScreen(Screen):
         for i, (seat, code) in enumerate(self.cards):
             col, row = divmod(i, rows)
             x0, y0 = col * col_w, HEADER_H + 1 + row * row_h
-            label = f"{seat} {card_short(code)}"
+            label = f"{seat_text(lang, seat)} {card_short(code)}"
             c.text(label, (x0 + 2, y0, x0 + col_w - 3, y0 + row_h), largest=15, align="left")
         if cols == 2:  # a rule between the columns keeps "N 3 Cop" and "S A Cop" apart
             c.draw.line((col_w - 1, HEADER_H + 2, col_w - 1, HEIGHT - 2), fill=c.ink)
@@ -174,7 +204,7 @@ class DealerScreen(Screen):
     def paint(self, c: Canvas, lang: str) -> None:
         c.header(tr(lang, "dealer"))
         bottom = HEIGHT - 15 if self.card else HEIGHT
-        c.text(self.seat, (0, HEADER_H + 1, WIDTH, bottom), largest=34)
+        c.text(seat_text(lang, self.seat), (0, HEADER_H + 1, WIDTH, bottom), largest=34)
         if self.card:
             c.text(card_long(lang, self.card), (0, HEIGHT - 14, WIDTH, HEIGHT), largest=13)
 
@@ -193,7 +223,7 @@ class TimerScreen(Screen):
         return self.warning
 
     def paint(self, c: Canvas, lang: str) -> None:
-        c.header(tr(lang, "turn", seat=self.seat), tr(lang, "timer"))
+        c.header(tr(lang, "turn", seat=seat_text(lang, self.seat)), tr(lang, "timer"))
         c.text(str(self.left_s), (0, HEADER_H + 1, WIDTH, HEIGHT - 12), largest=36)
         c.rect((2, HEIGHT - 10, WIDTH - 3, HEIGHT - 3))
         filled = round((WIDTH - 6) * max(0, self.left_s) / max(1, self.total_s))
@@ -252,32 +282,59 @@ class ConfirmScreen(Screen):
 
     def paint(self, c: Canvas, lang: str) -> None:
         if self.missed:
-            c.header(tr(lang, "missed", seat=self.seat))
+            c.header(tr(lang, "missed", seat=seat_text(lang, self.seat)))
             c.text(card_short(self.card), (0, HEADER_H + 1, WIDTH, 38), largest=24)
             c.text(card_long(lang, self.card) + "?", (0, 39, WIDTH, 51), largest=12)
             c.text(tr(lang, "missed_keys"), (0, 52, WIDTH, HEIGHT), largest=11)
             return
         c.header(tr(lang, "confirm"))
-        c.text(f"{self.seat}: {card_short(self.card)}", (0, HEADER_H + 1, WIDTH, 38), largest=24)
+        c.text(f"{seat_text(lang, self.seat)}: {card_short(self.card)}", (0, HEADER_H + 1, WIDTH, 38), largest=24)
         c.text(self.reason(lang), (0, 39, WIDTH, 51), largest=12)
         c.text(tr(lang, "confirm_keys_more" if self.more else "confirm_keys"), (0, 52, WIDTH, HEIGHT), largest=11)
 
 
 @dataclass(frozen=True)
 class ResultScreen(Screen):
-    """End of a deal or of the match: winner and points per team."""
+    """End of a deal or of the match: the winner, what each team or seat scored (belotta's
+    written points, chiamata's credits) and a note (binocolo: the declarer in bestia)."""
 
     match: bool
     winner: str | None
     points: Sequence[tuple[str, int]] = field(default_factory=tuple)
+    note: str = ""
 
     def paint(self, c: Canvas, lang: str) -> None:
         c.header(tr(lang, "match_end" if self.match else "deal_end"))
-        line = tr(lang, "winner", team=self.winner) if self.winner else tr(lang, "draw")
-        c.text(line, (0, HEADER_H + 1, WIDTH, 40), largest=22)
-        summary = "  ".join(f"{team} {value}" for team, value in self.points)
+        line = tr(lang, "winner", team=seat_text(lang, self.winner)) if self.winner else tr(lang, "draw")
+        top_bottom = 28 if self.note else 40
+        c.text(line, (0, HEADER_H + 1, WIDTH, top_bottom), largest=22)
+        if self.note:
+            c.text(seat_text(lang, self.note), (0, top_bottom + 1, WIDTH, 40), largest=12)
+        if len(self.points) > 2:  # one column per seat, split by rules
+            col_w = WIDTH // len(self.points)
+            for i, (seat, value) in enumerate(self.points):
+                x0 = i * col_w
+                c.text(seat_text(lang, seat), (x0 + 1, 41, x0 + col_w - 2, 51), largest=11)
+                c.text(str(value), (x0 + 1, 52, x0 + col_w - 2, HEIGHT), largest=12)
+                if i:
+                    c.draw.line((x0 - 1, 42, x0 - 1, HEIGHT - 1), fill=c.ink)
+            return
+        summary = "  ".join(f"{seat_text(lang, team)} {value}" for team, value in self.points)
         if summary:
             c.text(summary, (0, 42, WIDTH, HEIGHT), largest=16)
+
+
+@dataclass(frozen=True)
+class CalibrateScreen(Screen):
+    """A new box, no table layout calibrated yet: what to do, not a fault (nothing is
+    broken, the box is waiting to be set up). Stays lit after ``referee run`` exits."""
+
+    stays_lit: ClassVar[bool] = True
+
+    def paint(self, c: Canvas, lang: str) -> None:
+        c.header(tr(lang, "calibrate_title"))
+        c.wrapped(tr(lang, "calibrate"), (1, HEADER_H + 1, WIDTH - 1, 40), largest=14)
+        c.wrapped(tr(lang, "calibrate_how"), (1, 41, WIDTH - 1, HEIGHT), largest=11)
 
 
 @dataclass(frozen=True)
@@ -290,13 +347,14 @@ class MenuScreen(Screen):
     step: str = ""  # e.g. "2/3"
     header_key: str = "contract"  # i18n key of the header (deal_card: the deal's face-up card)
     seat: str = ""  # the seat a label names (which card a missed play was)
+    seats: bool = False  # the value is a seat (shown as the language names it: O for W)
 
     def paint(self, c: Canvas, lang: str) -> None:
         c.header(tr(lang, self.header_key), self.step)
-        c.text(tr(lang, self.label_key, seat=self.seat), (0, HEADER_H + 1, WIDTH, HEADER_H + 14), largest=12)
+        c.text(tr(lang, self.label_key, seat=seat_text(lang, self.seat)), (0, HEADER_H + 1, WIDTH, HEADER_H + 14), largest=12)
         c.text("◀", (0, 29, 14, 51), largest=16)
         c.text("▶", (WIDTH - 14, 29, WIDTH, 51), largest=16)
-        c.text(self.value, (15, 28, WIDTH - 15, 52), largest=24)
+        c.text(seat_text(lang, self.value) if self.seats else self.value, (15, 28, WIDTH - 15, 52), largest=24)
         c.text(tr(lang, "menu_keys"), (0, HEIGHT - 11, WIDTH, HEIGHT), largest=10)
 
 
@@ -330,9 +388,9 @@ class MessageScreen(Screen):
     def paint(self, c: Canvas, lang: str) -> None:
         c.header(tr(lang, self.title_key))
         bottom = HEIGHT - 15 if self.line else HEIGHT
-        c.text(self.big, (0, HEADER_H + 1, WIDTH, bottom), largest=30)
+        c.text(seat_text(lang, self.big), (0, HEADER_H + 1, WIDTH, bottom), largest=30)
         if self.line:
-            c.text(self.line, (0, HEIGHT - 14, WIDTH, HEIGHT), largest=12)
+            c.text(seat_text(lang, self.line), (0, HEIGHT - 14, WIDTH, HEIGHT), largest=12)
 
 
 def screen_for_call(call: Mapping[str, Any]) -> tuple[Screen, str] | None:
@@ -351,9 +409,9 @@ def screen_for_call(call: Mapping[str, Any]) -> tuple[Screen, str] | None:
         return DeclarationScreen(call["seat"], call["kind"], points if isinstance(points, int) else 0,
                                  tuple(call.get("cards") or ())), "declaration"
     if kind == "deal_end":
-        return ResultScreen(False, call.get("winner"), sorted(call["points"].items())), "deal_end"
+        return _deal_end(call), "deal_end"
     if kind == "match_end":
-        return ResultScreen(True, call.get("winner"), sorted(call["score"].items())), "match_end"
+        return ResultScreen(True, call.get("winner"), _ordered(call["score"])), "match_end"
     if kind == "dealer":
         return DealerScreen(call["seat"], call.get("card")), "info"
     if kind == "redraw":  # a tie for the highest card: these seats draw again
@@ -365,3 +423,23 @@ def screen_for_call(call: Mapping[str, Any]) -> tuple[Screen, str] | None:
         codes = [call["card"]] if call.get("card") else list(call.get("cards") or [])
         return MessageScreen("undo", f"{call['seat']}: " + " ".join(card_short(c) for c in codes)), "info"
     return None
+
+
+def _ordered(values: Mapping[str, int]) -> list[tuple[str, int]]:
+    """Two teams in name order (as the score screen shows them); seats in play order."""
+    items = list(values.items())
+    return sorted(items) if len(items) <= 2 else items
+
+
+def _deal_end(call: Mapping[str, Any]) -> ResultScreen:
+    """What a deal's end shows: belotta's written score (tens, toward the target) rather
+    than raw card points, chiamata's credits per seat, binocolo's bestia."""
+    shown = call.get("score") if isinstance(call.get("score"), dict) else None  # belotta
+    if shown is None and isinstance(call.get("credits"), dict):  # chiamata
+        shown = call["credits"]
+    note = ""
+    declarer, delta = call.get("declarer"), call.get("delta")
+    if call.get("bestia") and declarer:
+        lost = delta.get(declarer) if isinstance(delta, dict) else None
+        note = f"{declarer}: BESTIA" + (f" {lost}" if isinstance(lost, int) else "")
+    return ResultScreen(False, call.get("winner"), _ordered(shown if shown is not None else call["points"]), note)

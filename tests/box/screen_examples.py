@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from referee.box.screens import (
+    CalibrateScreen,
     ConfirmScreen,
     DealerScreen,
     DeclarationScreen,
@@ -20,8 +21,18 @@ from referee.box.screens import (
 )
 
 EXAMPLES: dict[str, Screen] = {
-    "score": ScoreScreen(points=[("N+S", 45), ("W+E", 30)], turn="W", games="1-0"),
-    "score_five": ScoreScreen(points=[("A+C", 70), ("B", 20), ("D+E", 30)], turn="C"),
+    "score": ScoreScreen(points=[("N+S", 45), ("W+E", 30)], turn="W", games="1-0", contract="R Cop"),
+    # a 0 over a 0 must not touch (it read as an 8)
+    "score_zeros": ScoreScreen(points=[("N+S", 0), ("W+E", 0)], turn="N", games="0-0", contract="A Den"),
+    # belotta: the written score toward 151, the trump and who chose it
+    "score_belotta": ScoreScreen(points=[("N+S", 80), ("W+E", 100)], turn="E", contract="♥ W", target=151),
+    # chiamata: each seat's credits (not card points), the called card and the target
+    "score_five": ScoreScreen(points=[("A", 4), ("B", -2), ("C", -1), ("D", 0), ("E", -1)], turn="C",
+                              contract="B: 3 Cop 71"),
+    # binocolo, four seats: the running score toward 100, the declarer's bid and trump
+    "score_four": ScoreScreen(points=[("N", 45), ("W", -20), ("S", 100), ("E", 7)], turn="S",
+                              contract="N 20 ♠", target=100),
+    "calibrate": CalibrateScreen(),
     "trick": TrickScreen(number=3, winner="S", points=14),
     "violation": ViolationScreen(seat="W", rule="out_of_turn", trick=3),
     "violation_overtrump": ViolationScreen(seat="E", rule="must_overtrump", trick=5),
@@ -45,6 +56,11 @@ EXAMPLES: dict[str, Screen] = {
                                    header_key="played_card", seat="N"),
     "deal_end": ResultScreen(match=False, winner="N+S", points=[("N+S", 70), ("W+E", 50)]),
     "match_end": ResultScreen(match=True, winner="W+E", points=[("N+S", 1), ("W+E", 2)]),
+    "deal_end_belotta": ResultScreen(match=False, winner="W+E", points=[("N+S", 4), ("W+E", 12)]),
+    "deal_end_chiamata": ResultScreen(match=False, winner="A+B", points=[("A", 4), ("B", 2), ("C", -2), ("D", -2),
+                                                                          ("E", -2)]),
+    "deal_end_bestia": ResultScreen(match=False, winner=None, points=[("N", -20), ("W", 34), ("S", 40)],
+                                    note="N: BESTIA -20"),
     "deal_draw": ResultScreen(match=False, winner=None, points=[("N+S", 60), ("W+E", 60)]),
     "menu_trump": MenuScreen(title="belotta", label_key="field_trump", value="♥ cuori", step="2/3"),
     "menu_called": MenuScreen(title="briscola-chiamata", label_key="field_called", value="3 Cop", step="2/4"),

@@ -47,7 +47,8 @@ def test_trick_call_blinks_winner_and_shows_it_then_the_score(cfg: BoxConfig, cl
     assert display.last == TrickScreen(number=1, winner="W", points=21)
     clock.now += 3
     box.tick()
-    assert on_screen(display) == ScoreScreen(points=[("N+S", 0), ("W+E", 21)], turn="W", games="0-0")
+    # the face-up briscola is the contract shown
+    assert on_screen(display) == ScoreScreen(points=[("N+S", 0), ("W+E", 21)], turn="W", games="0-0", contract="A Bas")
 
 
 def test_violation_signals_and_screen(cfg: BoxConfig, clock: FakeClock) -> None:
