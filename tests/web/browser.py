@@ -115,6 +115,7 @@ def chromium_driver() -> Iterator[Any]:
     for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                 "--window-size=390,844", "--lang=it"):
         options.add_argument(arg)
+    options.add_experimental_option("prefs", {"intl.accept_languages": "it-IT,it"})  # the club's language
     driver = webdriver.Chrome(service=Service(driver_path), options=options)
     driver.set_page_load_timeout(30)
     try:

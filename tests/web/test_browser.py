@@ -202,6 +202,9 @@ def test_belotta_deal_with_a_declaration_through_the_operator_view(driver: Any, 
                     assert live.wait_events(recorded)["events"] == recorded
             _play_as_camera(live, [event], recorded)
             recorded += 1
+            now = live.state()["state"]
+            if now["tricks_done"] == 3 and now["trick"] and len(now["trick"]["plays"]) == 2:
+                _screenshots(driver, live, "belotta-mid-deal")
         assert misread
         _screenshots(driver, live, "belotta")
         state = live.state()

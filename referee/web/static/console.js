@@ -25,6 +25,7 @@ function card(code) {
   if (m) return m[1] + SUITS[m[2]];
   return code.replace("_", " ");
 }
+function suit(s) { return s ? SUITS[s] || s : "\u2014"; }
 function cardNode(code) {
   const red = /[HD]$/.test(code || "") ? " red" : "";
   return el("span", { class: "card" + red }, card(code));
@@ -76,14 +77,14 @@ function scoreboard(s) {
       el("div", { class: "digits" }, String(total)),
       el("div", { class: "small" }, `${T.points}: ${st.points[key] ?? 0}`));
   }));
-  fill($("trumpbox"), el("h2", {}, T.trump), el("div", { class: "big" }, st.trump ? (SUITS[st.trump] || st.trump) : "\u2014"),
+  fill($("trumpbox"), el("h2", {}, T.trump), el("div", { class: "big" + (/^[HD]$/.test(st.trump || "") ? " red" : "") }, suit(st.trump)),
     st.trump_card ? cardNode(st.trump_card) : "", contractText(st.contract));
   fill($("turnbox"), el("h2", {}, T.turn), el("div", { class: "big" }, who(st.turn)), el("div", { id: "timer", class: "timer" }));
   fill($("trick"), el("h2", {}, T.trick), trickNode(st.trick));
   fill($("last"), el("h2", {}, T.last_trick), trickNode(st.last_trick));
   fill($("violations"), el("h2", {}, T.violations),
     st.violations.length ? el("ul", {}, st.violations.map((v) => el("li", {}, `${who(v[0])}: ${v[1]} (${T.tricks.toLowerCase()} ${v[2]})`))) : "\u2014");
-  fill($("calls"), el("h2", {}, T.calls), el("ol", { reversed: "" }, s.calls.slice().reverse().map((c) => el("li", {}, callText(c)))));
+  fill($("calls"), el("h2", {}, T.calls), el("ol", {}, s.calls.filter((c) => c.call !== "turn").reverse().map((c) => el("li", {}, callText(c)))));
   tickTimer();
 }
 function contractText(c) {
@@ -143,7 +144,7 @@ function operator(s) {
   const st = s.state;
   const seats = seatsNow();
   const game = gameNow();
-  fill($("mini"), el("b", {}, `${st.game || T.no_match}`), ` \u00b7 ${T.deal} ${st.deal} \u00b7 ${T.turn}: ${who(st.turn)} \u00b7 ${T.trump}: ${st.trump || "\u2014"}`,
+  fill($("mini"), el("b", {}, `${st.game || T.no_match}`), ` \u00b7 ${T.deal} ${st.deal} \u00b7 ${T.turn}: ${who(st.turn)} \u00b7 ${T.trump}: ${suit(st.trump)}`,
     st.trick ? el("span", {}, " \u00b7 ", trickNode(st.trick)) : "");
   for (const sel of document.querySelectorAll("select.seat")) options(sel, seats);
   for (const sel of document.querySelectorAll("select.card")) options(sel, cardsOf(game), undefined, cardsOf(game).map(card));
@@ -270,7 +271,7 @@ async function guessDealCard() {
 }
 
 // -- history ----------------------------------------------------------------------------
-function when(t) { return t ? new Date(t * 1000).toLocaleString() : "\u2014"; }
+function when(t) { return t ? new Date(t * 1000).toLocaleString(SETUP.lang, { dateStyle: "short", timeStyle: "short" }) : "\u2014"; }
 async function history(r) {
   const { matches } = await r.json();
   fill(document.querySelector("#matches tbody"), matches.slice().reverse().map((m) => el("tr", {},
