@@ -72,7 +72,7 @@ def main() -> int:
             done.set()
             thread.join(10)
     ms = sorted(d * 1000 for d in delays)
-    p95 = ms[min(len(ms) - 1, int(round(0.95 * (len(ms) - 1))))]
+    p95 = ms[min(len(ms) - 1, round(0.95 * (len(ms) - 1)))]
     print(f"console fan-out: {len(events)} events x {args.pages} pages = {len(ms)} deliveries, "
           f"main loop idle poll {args.poll * 1000:.0f} ms")
     print(f"  POST -> page: median {statistics.median(ms):.1f} ms, p95 {p95:.1f} ms, worst {ms[-1]:.1f} ms "
