@@ -99,9 +99,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--real-decks", nargs="+", default=None, metavar="DECK",
                         help="italian only, with --real-photos: train on the photos of these real Napoletane decks "
                              "(CC BY 4.0; e.g. deck01 deck02), the others stay unseen (referee/recognition/real_decks.py)")
-    parser.add_argument("--reskin", action="store_true",
-                        help="with --real-photos: the real crops carry a random card of a training print painted "
-                             "under their light instead of their own card (any deck; referee/recognition/reskin.py)")
     parser.add_argument("--input-size", nargs=2, type=int, default=None, metavar=("W", "H"),
                         help=f"model input, portrait (default {INPUT_SIZE[0]} {INPUT_SIZE[1]}); the sets are rendered "
                         "at it and the live finder cuts its crops at it")
@@ -179,11 +176,10 @@ def run(args: argparse.Namespace) -> int:
     elif real is not None:
         from referee.recognition.real_crops import BLOCK, TRAINABLE
 
-        plan["real_photos"] = {"set": TRAINABLE["french" if args.reskin else deck], "share": float(args.real_photos),
+        plan["real_photos"] = {"set": TRAINABLE[deck], "share": float(args.real_photos),
                                "block": BLOCK, "photos": real.photos, "crops": real.crops,
                                "variants": len(real) // max(1, real.crops),
-                               "given": [code for code, keep in zip(RECOGNISER_LABELS[deck], real.support, strict=True) if keep],
-                               **({"reskin": True} if args.reskin else {})}
+                               "given": [code for code, keep in zip(RECOGNISER_LABELS[deck], real.support, strict=True) if keep]}
         t1, cpu1 = time.monotonic(), _cpu_s()
 
     from referee.recognition.net import CardNet
@@ -303,10 +299,9 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
 
 
 def _real_set(args: argparse.Namespace, deck: str, plan: dict[str, Any], log: _Logger) -> RealSet | None:
-    """``--real-photos``: the training half's real crops (None when the share is 0), re-skinned
-    with the training prints' faces with ``--reskin``."""
-
-    share, reskin, decks = real_options(args, deck)
+    """``--real-photos``: the real crops to add to every batch (None when the share is 0): the
+    training half of the pinochle photos (french) or the ``--real-decks`` (italian)."""
+    share, decks = real_options(args, deck)
     if share == 0:
         return None
     root = require_shared("referee train --real-photos", "photos", args.shared)
@@ -317,31 +312,23 @@ def _real_set(args: argparse.Namespace, deck: str, plan: dict[str, Any], log: _L
         log(f"real deck crops: {real.photos} photos of {', '.join(sorted(decks))}, {len(real)} copies "
             f"({real_per_batch(args)} a batch)")
         return real
-    if reskin:
-        from referee.recognition.reskin import build_reskin_set
+    from referee.recognition.real_crops import build_real_set
 
-        real = build_reskin_set(deck, RECOGNISER_LABELS[deck], input_size(args), args.seed + 700,
-                                plan["train_sets"], root=root)
-    else:
-        from referee.recognition.real_crops import build_real_set
-
-        real = build_real_set(deck, RECOGNISER_LABELS[deck], input_size(args), args.seed + 700, root)
-    log(f"real crops{' (re-skinned)' if reskin else ''}: {real.crops} boxes from "
-        f"{real.photos} photos, {len(real)} copies ({real_per_batch(args)} a batch)")
+    real = build_real_set(deck, RECOGNISER_LABELS[deck], input_size(args), args.seed + 700, root)
+    log(f"real crops: {real.crops} boxes from {real.photos} photos, {len(real)} copies ({real_per_batch(args)} a batch)")
     return real
 
 
-def real_options(args: argparse.Namespace, deck: str) -> tuple[float, bool, list[str]]:
-    """``--real-photos``, ``--reskin`` and ``--real-decks``, checked before anything is rendered."""
+def real_options(args: argparse.Namespace, deck: str) -> tuple[float, list[str]]:
+    """``--real-photos`` and ``--real-decks``, checked before anything is rendered."""
     from referee.errors import ConfigError
 
     share = float(getattr(args, "real_photos", 0.0) or 0.0)
-    reskin = bool(getattr(args, "reskin", False))
     decks = list(getattr(args, "real_decks", None) or [])
     if share == 0:
-        if reskin or decks:
-            raise ConfigError(f"{'--reskin' if reskin else '--real-decks'}: needs --real-photos SHARE (the share of the batch)")
-        return share, reskin, decks
+        if decks:
+            raise ConfigError("--real-decks: needs --real-photos SHARE (the share of the batch)")
+        return share, decks
     if not 0 < share < 1:
         raise ConfigError(f"--real-photos {share}: expected a share of the batch in 0-1")
     if (deck == "italian") != bool(decks):
@@ -354,7 +341,7 @@ def real_options(args: argparse.Namespace, deck: str) -> tuple[float, bool, list
         unknown = sorted(set(decks) - set(known))
         if unknown:
             raise ConfigError(f"--real-decks: no such deck {', '.join(unknown)}; known: {', '.join(known)}")
-    return share, reskin, decks
+    return share, decks
 
 
 def real_per_batch(args: argparse.Namespace) -> int:

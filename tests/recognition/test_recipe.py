@@ -44,7 +44,7 @@ def test_the_committed_recipe_is_what_the_committed_model_was_trained_with(deck:
     if faces is not None:
         assert (args.samples // faces, args.table_samples // faces) == (training["per_face"], training["table_per_face"])
     # what no committed recipe uses stays at the default that leaves it out
-    assert (args.court_swap, args.pip_scale, args.reskin, args.width, args.extra_blocks) == (None, 0.0, False, None, None)
+    assert (args.court_swap, args.pip_scale, args.width, args.extra_blocks) == (None, 0.0, None, None)
 
 
 def test_the_command_line_adds_where_to_write() -> None:
