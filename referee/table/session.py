@@ -89,14 +89,15 @@ class TableSession:
     def submit(self, event: Mapping[str, Any]) -> list[Call] | Refused:
         """An event from the operator or a log (a deal, a contract, a declaration, an undo,
         a play entered by hand), in the event-log schema ``referee replay`` reads: the calls
-        it caused, or why it was refused (nothing recorded).  A deal clears the camera's
-        table first: nothing lying there is a play of the new deal, no question about the
-        last deal stays open."""
-        if event.get("event") == "deal":
+        it caused, or why it was refused (nothing recorded, nothing forgotten).  A deal the
+        rules core takes clears the camera's table: nothing lying there is a play of the new
+        deal, no question about the last deal stays open."""
+        done = self.apply(event)
+        if event.get("event") == "deal" and not isinstance(done, Refused):
             if self.tracker is not None:
                 self.tracker.reset()
             self.clear()
-        return self.apply(event)
+        return done
 
     def apply(self, event: Mapping[str, Any]) -> list[Call] | Refused:
         """:meth:`submit` without clearing the camera's table (a deal the camera itself saw

@@ -102,3 +102,14 @@ def test_a_table_without_a_camera_takes_events_and_has_no_questions() -> None:
 def test_the_state_of_a_table_before_any_deal_is_empty() -> None:
     state = TableSession().state()
     assert state.game is None and state.turn is None and state.to_dict()["seats"] == []
+
+
+def test_a_deal_refused_mid_deal_leaves_the_cameras_table_and_the_question_as_they_were() -> None:
+    session, tracker = session_dealt()
+    question = session.camera([ProposedPlay("N", "coppe_3", 0.5)], 1.0).question
+    assert question is not None
+    resets = tracker.resets
+    refused = session.submit({**DEAL, "dealer": "N"})  # a deal is in progress: the rules core refuses it
+    assert isinstance(refused, Refused) and "deal" in refused.detail
+    assert tracker.resets == resets and session.question == question
+    assert not isinstance(session.answer(question.id, Answer.yes()), Refused)
