@@ -90,6 +90,20 @@ def test_login_cookie_allows_changes_and_logout_ends_it(tmp_path: Path) -> None:
     assert recorded(box) == [DEAL]
 
 
+def test_the_pin_never_reaches_the_log(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    box = make_box(tmp_path)
+
+    async def test(client: Client, console: Console) -> None:
+        await client.post("/api/events", json=DEAL, headers={"X-Referee-Pin": "9876"})
+        await client.post("/api/login", json={"pin": "9876"})
+        await client.post("/api/events", json=DEAL, headers=AUTH)
+
+    caplog.set_level("DEBUG")
+    serve(box, test, tmp_path)
+    assert "wrong table PIN" in caplog.text
+    assert "9876" not in caplog.text and PIN not in caplog.text
+
+
 def test_wrong_pins_are_rate_limited_per_client_even_the_right_one_then(tmp_path: Path) -> None:
     box = make_box(tmp_path)
 

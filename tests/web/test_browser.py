@@ -121,6 +121,7 @@ def _screenshots(driver: Any, live: LiveBox, name: str) -> None:
     driver.set_window_size(*SIZES["phone"])
 
 
+@pytest.mark.slow
 def test_binocolo_deal_through_the_operator_view(driver: Any, tmp_path: Path) -> None:
     events = _events(DATA / "binocolo" / "deal-4.events.jsonl")
     contract, discard = events[1], events[2]
@@ -162,6 +163,7 @@ def test_binocolo_deal_through_the_operator_view(driver: Any, tmp_path: Path) ->
         live.stop()
 
 
+@pytest.mark.slow
 def test_belotta_deal_with_a_declaration_through_the_operator_view(driver: Any, tmp_path: Path) -> None:
     events = _events(DATA / "belotta" / "match-to-41.events.jsonl", 72, 106)
     deal, contract, rest = events[0], events[1], events[2:]
