@@ -99,6 +99,7 @@ toml_values = st.recursive(
 )
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(dotted=st.sampled_from(_leaves(DEFAULT)), value=toml_values)
 def test_any_value_anywhere_gives_a_config_or_a_config_error(dotted: str, value: Any) -> None:

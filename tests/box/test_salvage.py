@@ -141,6 +141,7 @@ def test_history_exports_what_is_readable_and_names_what_is_not(
     assert f"unreadable, left out: match 1 event {seq}: not UTF-8" in err
 
 
+@pytest.mark.slow
 def test_history_export_into_a_closed_pipe_ends_quietly(tmp_path: Path) -> None:
     # regression: `referee history --export N | head` printed a BrokenPipeError traceback
     with MatchStore.open(tmp_path) as store:

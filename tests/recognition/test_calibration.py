@@ -53,6 +53,7 @@ def _recalibrate(models: Path, out: Path, shared: Path, cache: Path, *sets: str)
                  "--shared", str(shared), "--cache", str(cache), "--threads", "1", "--quiet"])
 
 
+@pytest.mark.slow
 def test_recalibration_keeps_the_graph_and_records_the_fit(smoke_models: Path, fake_shared: Path,
                                                            tmp_path: Path) -> None:
     before = json.loads((smoke_models / "french.json").read_text())
@@ -104,6 +105,7 @@ def test_bad_sets_and_missing_sets_are_named(smoke_models: Path, fake_shared: Pa
               "--quiet"])
 
 
+@pytest.mark.slow
 def test_training_with_calibrate_on_writes_the_recalibrated_model(smoke_models: Path, fake_shared: Path,
                                                                   tmp_path: Path) -> None:
     """One training command gives the final files: the same run as ``smoke_models`` plus the refit."""

@@ -76,6 +76,7 @@ def test_pip_cards_and_prints_without_indices_are_left_alone() -> None:
     assert not cs.is_court("10S") and not cs.is_court("AS") and cs.is_court("KD")
 
 
+@pytest.mark.slow
 def test_swap_is_seeded_and_follows_its_probability() -> None:
     swapper = _swapper(0.5)
     a = [swapper.maybe_swap(_face(10), BELLOT, "QS", np.random.default_rng(s)) for s in range(200)]

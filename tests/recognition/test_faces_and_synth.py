@@ -58,6 +58,7 @@ def test_rounded_mask_cuts_the_corners() -> None:
     assert mask[0, 0] == 0 and mask[45, 30] == 255 and mask[0, 30] == 255
 
 
+@pytest.mark.slow
 def test_table_style_set_is_reproducible_labelled_and_cached_apart(fake_shared: Path, tmp_path: Path) -> None:
     kw = {"back_count": 4, "workers": 1, "root": fake_shared}
     a = render_set("french", ["fake_a/french"], 1, seed=3, style="table", **kw)  # type: ignore[arg-type]

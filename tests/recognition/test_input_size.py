@@ -25,6 +25,7 @@ def test_the_default_size_keeps_every_cache_name_and_another_gets_its_own() -> N
     assert cache_name("french", prints, 400, 0, size=(80, 120)) != cache_name("french", prints, 400, 0, size=(72, 108))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("style", ["base", "table"])
 def test_every_kind_of_crop_renders_at_the_size_asked(fake_shared: Path, style: str) -> None:
     data = render_set("french", ["fake_a/french"], 1, seed=3, workers=1, root=fake_shared, style=style,
@@ -41,6 +42,7 @@ def test_a_bad_input_size_is_named(size: tuple[int, ...]) -> None:
     assert check_input_size([80, 120]) == (80, 120)
 
 
+@pytest.mark.slow
 def test_training_exports_the_input_size_and_the_finder_cuts_at_it(fake_shared: Path, tmp_path: Path) -> None:
     from referee.cli import main
     from referee.vision.pipeline import FramePipeline

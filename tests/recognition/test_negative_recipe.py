@@ -92,6 +92,7 @@ class _Counter:
         monkeypatch.setattr(synth, name, counted)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("style", ["base", "table"])
 def test_the_shares_add_back_samples_of_their_kinds_without_pip_scaling(
         fake_shared: Path, monkeypatch: pytest.MonkeyPatch, style: str) -> None:

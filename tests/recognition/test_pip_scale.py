@@ -270,6 +270,7 @@ def test_zoomed_card_part_is_reproducible_model_sized_and_mostly_card() -> None:
     assert np.median(shares) < 0.05 and sum(s < 0.25 for s in shares) >= 17
 
 
+@pytest.mark.slow
 def test_zoom_negatives_come_on_top_and_only_with_pip_scaling(pip_shared: Path) -> None:
     recipe = ps.PipRecipe(zoom_negatives=0.04)
     assert default_back_count(10000, 0.5, recipe) == round((BACK_SHARE + PAPER_BACK_SHARE + 0.04) * 10000)

@@ -107,6 +107,7 @@ def test_real_loss_is_the_likelihood_of_the_allowed_classes() -> None:
     assert real_loss(higher, allowed) > real_loss(logits, allowed)
 
 
+@pytest.mark.slow
 def test_training_with_real_photos_records_them(train_fake: Callable[..., dict[str, object]], photo_root: Path,
                                                 tmp_path: Path) -> None:
     pytest.importorskip("torch")
@@ -139,6 +140,7 @@ def test_the_report_scores_the_held_out_half_apart(photo_root: Path, smoke_model
     assert held <= {f"IMG_{i:04d}.JPG" for i in range(BLOCK, 2 * BLOCK)}
 
 
+@pytest.mark.slow
 def test_the_report_scores_the_held_out_half_again_at_camera_sizes(photo_root: Path, smoke_models: Path) -> None:
     from referee.recognition import CardClassifier
     from referee.recognition.evaluate import on_photos

@@ -103,6 +103,7 @@ def play_random_deal(rng: random.Random, stats: dict[str, int]) -> None:
         leader = winner
 
 
+@pytest.mark.slow
 def test_legal_plays_winners_and_points_agree_with_belote_cli() -> None:
     rng = random.Random(20261121)
     stats = {"plays": 0, "undertrump": 0}
