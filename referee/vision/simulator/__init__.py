@@ -19,6 +19,10 @@ in ``../shared/faces/scopy_lowres_and_textures/table_textures`` or generated ``c
 the mat are drawn at its corners, so ``referee calibrate`` works on simulated frames.
 
 Whole games as video: :func:`referee.vision.simulator.video.simulate_game` (imported lazily).
+One deal refereed end to end (``referee demo``, ``benchmarks/vision_e2e.py``):
+:func:`referee.vision.simulator.harness.run_demo` (the vision stage in ``stages``, the simulated
+operator in ``operator``, what it writes in ``outputs``, the score in ``scoring``); its
+detections saved and refereed again in seconds: ``recording`` (``.npz``, no pickle).
 """
 
 from __future__ import annotations
