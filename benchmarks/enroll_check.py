@@ -24,7 +24,7 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.cards import parse_card
-from referee.paths import shared_dir
+from referee.paths import exit_without_shared, shared_dir
 from referee.recognition import CardClassifier
 from referee.recognition.dataset import render_set
 from referee.recognition.enroll_check import NameCheck, check_names
@@ -95,6 +95,7 @@ def main() -> None:
     parser.add_argument("--model-dir", type=Path, default=None)
     parser.add_argument("--no-epfl", action="store_true")
     args = parser.parse_args()
+    exit_without_shared("benchmarks/enroll_check.py", "photos")
     print(f"{'deck / print':44} {'base':>6} {'warn':>5} {'refus':>5} | {'swapped named':>13} {'refused':>7} | "
           f"{'slip named':>10} {'refused':>7}")
     for deck in ("italian", "french"):

@@ -49,7 +49,7 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.cards import RECOGNISER_LABELS
-from referee.paths import shared_dir
+from referee.paths import exit_without_shared, shared_dir
 from referee.recognition import CardClassifier
 from referee.recognition.enroll import enroll
 from referee.vision.finder import CardFinder, portrait_order, rectify
@@ -218,6 +218,7 @@ def main() -> None:
     parser.add_argument("--pipeline", action="store_true",
                         help="also run the test photos through referee detect's code (finder + recogniser)")
     args = parser.parse_args()
+    exit_without_shared("benchmarks/enroll_photos.py", "photos")
     cv2.setNumThreads(1)
     base = CardClassifier.load("french", args.model_dir, threads=1)
     cards = load_epfl(shared_dir(), base.input_size)

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from referee.paths import REPO_ROOT, models_dir, shared_dir
+from referee.paths import REPO_ROOT, exit_without_shared, models_dir, shared_dir
 from referee.recognition import CardClassifier
 from referee.recognition.dataset import cached_set
 from referee.recognition.evaluate import on_photos, on_synthetic
@@ -93,6 +93,7 @@ def main() -> None:
     parser.add_argument("--val-per-face", type=int, default=30)
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
+    exit_without_shared("benchmarks/recognition_accuracy.py", "photos")
     results = {}
     for deck in args.deck or ["italian", "french"]:
         t = time.monotonic()

@@ -29,7 +29,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).parent))
 from vision_photos import SETS, Truth, on_truth, read_right
 
-from referee.paths import shared_dir
+from referee.paths import exit_without_shared, shared_dir
 from referee.recognition import CardClassifier
 from referee.vision.detect_cli import detect_image
 from referee.vision.finder import rectify
@@ -152,6 +152,7 @@ def main() -> None:
     parser.add_argument("--sets", nargs="+", default=["pinochle", "epfl"], choices=["pinochle", "epfl"])
     parser.add_argument("--limit", type=int, default=0, help="photos per set (0 = all)")
     args = parser.parse_args()
+    exit_without_shared("benchmarks/recognition_flips.py", "photos")
     cv2.setNumThreads(1)
     a, b = (CardClassifier.load("french", d, threads=1) for d in (args.a, args.b))
     records, tiles = compare(a, b, args.sets, args.limit)

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from referee.cards import BACK
-from referee.paths import REPO_ROOT, models_dir
+from referee.paths import REPO_ROOT, exit_without_shared, models_dir
 from referee.recognition import CardClassifier
 from referee.recognition.dataset import cached_set
 
@@ -100,6 +100,7 @@ def main() -> None:
     parser.add_argument("--rendered", type=int, default=1500, help="rendered crops per style")
     parser.add_argument("--drawn", type=int, default=400, help="paper and card-part crops each (0: none)")
     args = parser.parse_args()
+    exit_without_shared("benchmarks/recognition_negatives.py", "faces")
     dirs = args.model_dir or [models_dir()]
     by_size: dict[tuple[int, int], dict[str, list[np.ndarray]]] = {}  # the same crops, cut at each model's input
     print(f"{'model':40} {'crops':15} {'n':>5}  " + "  ".join(f"card>={t}" for t in THRESHOLDS))

@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from referee.errors import ConfigError
-from referee.paths import models_dir
+from referee.paths import exit_without_shared, models_dir
 from referee.recognition import CardClassifier
 from referee.recognition.npz_file import read_npz
 
@@ -238,6 +238,7 @@ def main(argv: list[str] | None = None) -> int:
                         "models are compared on the same crops while the finder changes")
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args(argv)
+    exit_without_shared("benchmarks/recognition_sim.py", "faces")
     if args.save:
         args.save.mkdir(parents=True, exist_ok=True)
     results = []

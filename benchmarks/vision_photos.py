@@ -35,7 +35,7 @@ import numpy as np
 
 from referee.cards import parse_card
 from referee.errors import BadCardError
-from referee.paths import shared_dir
+from referee.paths import exit_without_shared, shared_dir
 from referee.recognition.real_crops import TRAINABLE, is_training_photo
 from referee.vision.detect_cli import detect_image
 from referee.vision.finder import CardFinder, FinderConfig
@@ -230,6 +230,7 @@ def main() -> None:
     parser.add_argument("--split", choices=("both", "outline", "corners"), default=None,
                         help="how the finder splits overlapping cards (FinderConfig.split; default: its default)")
     args = parser.parse_args()
+    exit_without_shared("benchmarks/vision_photos.py", "photos")
     cv2.setNumThreads(1)
     print(f"{'set':10} {'photos':>6} {'cards':>6} {'found':>7} {'right':>12} {'precision':>10} {'ms median':>10}")
     for name in args.sets:

@@ -4,6 +4,7 @@ checkout), the committed models, and the small asset set bundled inside the pack
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from referee.errors import RefereeError
@@ -36,6 +37,16 @@ def require_shared(needed_by: str, part: str = "", root: Path | None = None) -> 
             f"shared folder (rule documents, faces/, photos/) beside the checkout as ../shared, "
             f"or set REFEREE_SHARED=/path/to/shared. The demo and the tests run without it.")
     return base
+
+
+def exit_without_shared(script: str, part: str = "") -> Path:
+    """For benchmark scripts: :func:`require_shared`, or its message on stderr and exit status 2
+    (a missing data folder is the user's to fix, not a traceback to read)."""
+    try:
+        return require_shared(script, part)
+    except SharedDataMissing as exc:
+        print(exc, file=sys.stderr)
+        raise SystemExit(2) from None
 
 
 def models_dir() -> Path:

@@ -10,7 +10,13 @@ import numpy as np
 import pytest
 
 from referee.cards import FRENCH_52, ITALIAN_40
-from referee.paths import BUNDLED_ASSETS, SharedDataMissing, require_shared, shared_dir
+from referee.paths import (
+    BUNDLED_ASSETS,
+    SharedDataMissing,
+    exit_without_shared,
+    require_shared,
+    shared_dir,
+)
 from referee.vision.simulator.assets import AssetError, back_sprite, face_file, face_sets
 from referee.vision.simulator.random_scene import DEFAULT_FACE_SETS
 from referee.vision.simulator.textures import GENERATED, make_texture
@@ -53,6 +59,14 @@ def test_training_and_benchmarks_name_the_missing_shared_folder_and_what_to_do(n
     with pytest.raises(SharedDataMissing, match="set REFEREE_SHARED") as err:
         require_shared("referee train", "faces")
     assert "referee train" in str(err.value) and str(no_shared / "faces") in str(err.value)
+
+
+def test_a_benchmark_without_the_shared_folder_exits_2_with_the_message(
+        no_shared: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        exit_without_shared("benchmarks/vision_photos.py", "photos")
+    assert done.value.code == 2
+    assert "benchmarks/vision_photos.py needs" in capsys.readouterr().err
 
 
 def test_bundled_sets_carry_their_licence_and_provenance() -> None:
