@@ -26,7 +26,6 @@ from referee.rules.playout import random_deal_events
 
 pytestmark = [
     pytest.mark.skipif(not (models_dir() / "italian.onnx").is_file(), reason="no recogniser model committed yet"),
-    pytest.mark.shared("faces"),
 ]
 
 PLAYS = 8  # two tricks of briscola-4: crosses a trick boundary, short enough to render quickly
