@@ -79,6 +79,7 @@ class Desk:
             "state": state, "calls": calls[-RECENT_CALLS:],
             "deal_over": box.referee.deal is not None and box.referee.deal.phase == "over",
             "next_dealer": box.referee.next_dealer,
+            "goal": _goal(box),
         }
 
     def _timer(self) -> dict[str, float] | None:
@@ -188,6 +189,18 @@ def _contract_and_calls(steps: list[tuple[dict[str, Any], list[Call]]]) -> tuple
                 contract = call
         calls.extend(made)
     return contract, calls
+
+
+#: the options that say how long a match lasts (briscola's rounds, chiamata's deals, a target score)
+GOAL_OPTIONS = ("rounds_to_win", "deals", "target")
+
+
+def _goal(box: Box) -> dict[str, Any]:
+    """How long the match lasts, from the game's options: ``{"target": 151}``..."""
+    game = box.referee.game
+    if game is None:
+        return {}
+    return {k: getattr(game.options, k) for k in GOAL_OPTIONS if isinstance(getattr(game.options, k, None), int)}
 
 
 def _iso(t: float | None) -> str:

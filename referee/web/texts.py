@@ -30,7 +30,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "export_csv": "Riepilogo CSV", "started": "Iniziata", "ended": "Finita", "winner": "Vince",
         "events": "Eventi", "done": "Fatto", "confirm_end": "Chiudere la partita in corso?",
         "contract_for": "Contratto", "declarations": "Dichiarazioni e combinazioni",
-        "manual": "Inserimento a mano", "points_target": "Punti",
+        "manual": "Inserimento a mano", "points_target": "Punti", "target": "Si vince a",
+        "rounds_to_win": "Partite per vincere:",
     },
     "en": {
         "title": "Table referee", "scoreboard": "Scoreboard", "operator": "Operator",
@@ -57,7 +58,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "export_csv": "CSV summary", "started": "Started", "ended": "Ended", "winner": "Winner",
         "events": "Events", "done": "Done", "confirm_end": "End the match in progress?",
         "contract_for": "Contract", "declarations": "Declarations and melds",
-        "manual": "Entered by hand", "points_target": "Points",
+        "manual": "Entered by hand", "points_target": "Points", "target": "Game to",
+        "rounds_to_win": "Games to win:",
     },
 }
 

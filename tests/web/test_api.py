@@ -203,6 +203,7 @@ def test_state_after_events_shows_contract_turn_trick_and_score(tmp_path: Path) 
         assert state["trump"] == "H" and state["contract"]["seat"] == "S"
         assert state["trick"]["plays"] == [["S", "7S"]] and state["turn"] == "N"
         assert set(state["points"]) == {"N+S", "W+E"}
+        assert (await (await client.get("/api/state")).json())["goal"] == {"target": 151}
 
     serve(box, test, tmp_path)
 

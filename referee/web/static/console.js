@@ -62,7 +62,11 @@ function scoreboard(s) {
   const head = [];
   if (s.table) head.push(el("span", { class: "tag" }, `${T.table} ${s.table}`));
   if (st.game) head.push(el("span", { class: "tag game" }, st.game));
-  if (st.game) head.push(el("span", { class: "tag" }, `${T.deal} ${st.deal} \u00b7 ${T.tricks} ${st.tricks_done}`));
+  const goal = s.goal || {};
+  const of = goal.deals ? `/${goal.deals}` : "";
+  if (st.game) head.push(el("span", { class: "tag" }, `${T.deal} ${st.deal}${of} \u00b7 ${T.tricks} ${st.tricks_done}`));
+  if (goal.target) head.push(el("span", { class: "tag" }, `${T.target} ${goal.target}`));
+  if (goal.rounds_to_win) head.push(el("span", { class: "tag" }, `${T.rounds_to_win} ${goal.rounds_to_win}`));
   if (st.match_over) head.push(el("span", { class: "tag over" }, T.match_over));
   else if (s.deal_over) head.push(el("span", { class: "tag over" }, T.deal_over));
   if (s.fault) head.push(el("span", { class: "tag fault" }, `${T.fault}: ${s.fault}`));
