@@ -17,7 +17,8 @@ import pytest
 from golden import GoldenSet
 
 from referee.cli import main
-from referee.replay import EXIT_BROKEN_PIPE, replay_lines
+from referee.cli.replay import EXIT_BROKEN_PIPE
+from referee.replay import replay_lines
 
 GOLDEN = GoldenSet("briscola")
 CASES = GOLDEN.cases

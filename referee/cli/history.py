@@ -23,8 +23,8 @@ from pathlib import Path
 
 from referee.box.config import DEFAULT_PATH, load_config
 from referee.box.state import MatchStore, StateError
+from referee.cli.replay import reader_gone
 from referee.errors import ConfigError
-from referee.replay import reader_gone
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -1,7 +1,8 @@
 """``referee`` command line: one sub-command per module, imported only when used.
 
-Each module named in :data:`COMMANDS` provides ``add_arguments(parser)`` and
-``run(args) -> int``; importing lazily keeps ``referee replay`` free of OpenCV and
+Each module named in :data:`COMMANDS` (one per sub-command, most in this package) provides
+``add_arguments(parser)`` and ``run(args) -> int``: the command line, printing and exit status,
+calling into the library for the work.  Importing lazily keeps ``referee replay`` free of OpenCV and
 ``referee run`` free of training code.
 """
 
@@ -27,15 +28,15 @@ EXIT_ERROR = 2
 
 #: sub-command -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
-    "replay": ("referee.replay", "referee a JSON Lines event log, print the calls"),
-    "demo": ("referee.demo", "simulate a game on video and referee it end to end"),
-    "detect": ("referee.vision.detect_cli", "find and recognise face-up cards in images"),
-    "calibrate": ("referee.vision.calibrate", "make a table layout file from one frame"),
-    "watch": ("referee.vision.watch", "run the live camera loop and print calls"),
+    "replay": ("referee.cli.replay", "referee a JSON Lines event log, print the calls"),
+    "demo": ("referee.cli.demo", "simulate a game on video and referee it end to end"),
+    "detect": ("referee.cli.detect", "find and recognise face-up cards in images"),
+    "calibrate": ("referee.cli.calibrate", "make a table layout file from one frame"),
+    "watch": ("referee.cli.watch", "run the live camera loop and print calls"),
     "train": ("referee.recognition.train", "train a card recogniser and export ONNX"),
-    "enroll": ("referee.recognition.enroll", "adapt the recogniser to a club's own deck"),
+    "enroll": ("referee.cli.enroll", "adapt the recogniser to a club's own deck"),
     "run": ("referee.box.run", "the appliance main loop started by the service"),
-    "history": ("referee.box.history", "list recorded matches, export one as JSON Lines"),
+    "history": ("referee.cli.history", "list recorded matches, export one as JSON Lines"),
     "tournament": ("referee.tournament_service.cli", "the club's tournament service: results, room page"),
 }
 
