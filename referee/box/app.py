@@ -22,19 +22,23 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from referee.box import chosen_game
 from referee.box.answers import no_play_answer, restore_answers
 from referee.box.buttons import GESTURES, MENU_GESTURES
 from referee.box.config import BoxConfig
 from referee.box.deal_card_menu import DealCardMenu, PlayedCardMenu, missing_deal_card
 from referee.box.display import ScreenSink
+from referee.box.entry_menu import EntryMenu, GameChoice
 from referee.box.home import home_screen
-from referee.box.menu import CANCELLED, ContractMenu, has_contract
+from referee.box.i18n import tr
+from referee.box.menu import CANCELLED, ContractMenu
 from referee.box.screens import (
     ConfirmScreen,
     DeclarationScreen,
     FaultScreen,
     LastTrickScreen,
     MessageScreen,
+    RefusedScreen,
     ScoreScreen,
     Screen,
     TimerScreen,
@@ -60,7 +64,7 @@ log = logging.getLogger(__name__)
 #: that still waits (see ``Box._flash``); nothing else drops them, not even an undo.
 EACH_SHOWN = frozenset({"violation", "withdrawn", "declaration"})
 #: how long a screen about something that just happened stays before the score comes back
-SHOW_S = {"trick": 2.5, "violation": 5.0, "withdrawn": 5.0, "declaration": 3.0, "deal_end": 8.0,
+SHOW_S = {"trick": 2.5, "violation": 5.0, "refused": 8.0, "withdrawn": 5.0, "declaration": 3.0, "deal_end": 8.0,
           "match_end": 15.0, "info": 3.0}
 
 
@@ -87,7 +91,7 @@ class Box:
         self.pending_pos: int | None = None
         self.candidates: list[str] = []  # the unsure play's card, then the tracker's alternatives
         self.candidate_at = 0  # the candidate the question shows now (right: the next one)
-        self.menu: ContractMenu | DealCardMenu | None = None
+        self.menu: ContractMenu | DealCardMenu | EntryMenu | None = None
         #: the camera's plays go through the table session's arbiter (as in ``referee watch``)
         #: once :meth:`attach_vision` gave the box the play tracker; until then they are
         #: applied as they come, unsure ones confirmed with the buttons
@@ -507,8 +511,9 @@ class Box:
         elif action == "score":
             self._drop_stale_news()
             self._flash(self.home_screen(), "info", now=True)  # also over the move timer
-        elif action == "menu" and has_contract(self.cfg.game.name):
-            self.menu = ContractMenu(self.cfg.game.name, self.cfg.game.seats)
+        elif action == "menu":  # everything besides the cards: contract, declarations, game...
+            self.menu = EntryMenu(self.cfg.game.name, self.cfg.game.seats, declarer=self._declarer(),
+                                  options=self.cfg.game.options)
             self.display.show(self.menu.screen(self.lang))
         elif action == "next_deal":
             event = self.next_deal_event()
@@ -583,8 +588,48 @@ class Box:
             self._picked(result)
         elif result == CANCELLED:
             self._show_home()
+        elif isinstance(result, GameChoice):
+            self._choose_game(result)
+        elif isinstance(result, dict) and isinstance(menu, EntryMenu):
+            self._enter(result)
         elif isinstance(result, dict):
             self._apply(result, pos, from_menu=isinstance(menu, DealCardMenu) and counted)
+
+    def _enter(self, event: dict[str, Any]) -> None:
+        """An event entered on the entry menu: applied as any other; one the rules core
+        rejects shows its reason and records nothing."""
+        try:
+            self._apply(event, None, refuse=True)
+        except RefereeError as exc:
+            log.info("entry refused: %s", exc)
+            self._flash(RefusedScreen(str(exc)), "refused", now=True)
+
+    def _declarer(self) -> str | None:
+        """Binocolo's declarer once the contract is in: the discard's seat."""
+        deal = self.referee.deal
+        return getattr(deal.data, "declarer", None) if deal is not None else None
+
+    def _choose_game(self, choice: GameChoice) -> None:
+        """The game (and options) chosen on the menu: kept for restarts, played from the next
+        match. A match of the same game in progress keeps its options: changing them needs
+        it finished first (one of another game stays in the record, resumed when chosen)."""
+        same = choice.game == self.cfg.game.name
+        if same and self.match_id is not None and dict(choice.options) != dict(self.cfg.game.options):
+            self._flash(RefusedScreen(tr(self.lang, "game_busy")), "refused", now=True)
+            return
+        try:
+            chosen_game.save(self.cfg.state_dir, choice)
+        except OSError as exc:
+            self._flash(RefusedScreen(f"{chosen_game.path_of(self.cfg.state_dir)}: {exc}"), "refused", now=True)
+            return
+        log.info("game chosen on the menu: %s %s", choice.game, dict(choice.options))
+        self.cfg = chosen_game.applied(self.cfg, choice)
+        self.match_id, self.referee, self.events_seen = None, Referee(), 0
+        self.session.clear()
+        self.pending = self.pending_pos = self.question = self.menu = None
+        self.turn_since = None
+        self.signals.turn(None)
+        self.start()
 
     def _picked(self, result: dict[str, Any] | str) -> None:
         """The card picker closed: the card named answers the question as an offered one

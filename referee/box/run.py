@@ -36,6 +36,7 @@ from types import FrameType
 from typing import Any
 
 from referee.box.app import Box
+from referee.box.chosen_game import with_chosen_game
 from referee.box.config import DEFAULT_PATH, BoxConfig, display_settings, load_config
 from referee.box.display import NullDisplay, ScreenSink, open_display
 from referee.box.feed import Feed, JsonlFeed
@@ -280,6 +281,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run_locked(cfg: BoxConfig, args: argparse.Namespace) -> int:
+    cfg = with_chosen_game(cfg)  # the game chosen on the box's menu, kept across restarts
     gestures: queue.Queue[tuple[str, str]] = queue.Queue()
     signals, display, buttons = _hardware(cfg, args, gestures)
     if args.screens is not None:

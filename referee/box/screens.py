@@ -325,6 +325,34 @@ class ResultScreen(Screen):
 
 
 @dataclass(frozen=True)
+class RefusedScreen(Screen):
+    """An entry the rules core refused (nothing was recorded): its reason, in its words,
+    on as many lines as it needs (the core's messages name the key, card or seat)."""
+
+    reason: str
+    inverted = True
+
+    def paint(self, c: Canvas, lang: str) -> None:
+        c.header(tr(lang, "refused"))
+        lines = _wrap(c, self.reason, WIDTH - 2, font(10))
+        line_h = max(9, min(12, (HEIGHT - HEADER_H - 1) // max(1, len(lines))))
+        for i, line in enumerate(lines[: (HEIGHT - HEADER_H - 1) // line_h]):
+            y0 = HEADER_H + 1 + i * line_h
+            c.text(line, (1, y0, WIDTH - 1, y0 + line_h), largest=10, align="left")
+
+
+def _wrap(c: Canvas, text: str, width: int, f: Any) -> list[str]:
+    """``text`` split at spaces into lines no wider than ``width`` in font ``f``."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and c.text_size(f"{lines[-1]} {word}", f)[0] <= width:
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return lines
+
+
+@dataclass(frozen=True)
 class CalibrateScreen(Screen):
     """A new box, no table layout calibrated yet: what to do, not a fault (nothing is
     broken, the box is waiting to be set up). Stays lit after ``referee run`` exits."""
@@ -348,13 +376,15 @@ class MenuScreen(Screen):
     header_key: str = "contract"  # i18n key of the header (deal_card: the deal's face-up card)
     seat: str = ""  # the seat a label names (which card a missed play was)
     seats: bool = False  # the value is a seat (shown as the language names it: O for W)
+    label: str = ""  # the label itself, instead of ``label_key`` (e.g. the cards chosen so far)
 
     def paint(self, c: Canvas, lang: str) -> None:
         c.header(tr(lang, self.header_key), self.step)
-        c.text(tr(lang, self.label_key, seat=seat_text(lang, self.seat)), (0, HEADER_H + 1, WIDTH, HEADER_H + 14), largest=12)
+        label = seat_text(lang, self.label) if self.label else tr(lang, self.label_key, seat=seat_text(lang, self.seat))
+        c.text(label, (0, HEADER_H + 1, WIDTH, HEADER_H + 14), largest=12)
         c.text("◀", (0, 29, 14, 51), largest=16)
         c.text("▶", (WIDTH - 14, 29, WIDTH, 51), largest=16)
-        c.text(seat_text(lang, self.value) if self.seats else self.value, (15, 28, WIDTH - 15, 52), largest=24)
+        c.text(seat_text(lang, self.value) if self.seats else self.value, (17, 28, WIDTH - 17, 52), largest=24)
         c.text(tr(lang, "menu_keys"), (0, HEIGHT - 11, WIDTH, HEIGHT), largest=10)
 
 

@@ -17,6 +17,7 @@ from referee.box.screens import (
     LastTrickScreen,
     MenuScreen,
     MessageScreen,
+    RefusedScreen,
     ResultScreen,
     ScoreScreen,
     TimerScreen,
@@ -139,12 +140,25 @@ def test_undo_button_and_last_trick_button(cfg: BoxConfig, clock: FakeClock) -> 
 def test_contract_menu_sends_contract_event(cfg: BoxConfig, clock: FakeClock) -> None:
     game = GameConfig("belotta", "french", ("N", "W", "S", "E"), (("N", "S"), ("W", "E")))
     box, _, display = make_box(replace(cfg, game=game), clock)
+    box.handle({"event": "deal", "game": "belotta", "seats": ["N", "W", "S", "E"], "dealer": "E", "turned": "JH"})
     box.gesture("ok", "hold")
     assert isinstance(display.last, MenuScreen)
-    for button in ("right", "ok", "right", "right", "ok"):
+    for button in ("ok", "right", "ok", "right", "right", "ok"):  # the entry menu's first entry: contract
         box.gesture(button, "press")
     assert box.store.events(1)[-1] == {"event": "contract", "seat": "W", "trump": "H"}
     assert box.menu is None
+
+
+def test_a_contract_the_rules_core_refuses_records_nothing(cfg: BoxConfig, clock: FakeClock) -> None:
+    """Entered before any deal: the core's reason is shown and no match is begun (before,
+    the rejected contract began a match and was recorded as an error line)."""
+    game = GameConfig("belotta", "french", ("N", "W", "S", "E"), (("N", "S"), ("W", "E")))
+    box, _, display = make_box(replace(cfg, game=game), clock)
+    box.gesture("ok", "hold")
+    for button in ("ok", "ok", "ok"):
+        box.gesture(button, "press")
+    assert isinstance(display.last, RefusedScreen) and display.last.reason
+    assert box.match_id is None and box.store.current_match("belotta") is None
 
 
 def test_move_timer_warns_then_calls_time(cfg: BoxConfig, clock: FakeClock) -> None:

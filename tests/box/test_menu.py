@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from referee.box.menu import CANCELLED, ContractMenu, has_contract
+from referee.cards import ITALIAN_40
 
 SEATS = ("N", "W", "S", "E")
 
@@ -19,18 +20,28 @@ def test_belotta_seat_and_trump() -> None:
     assert run(menu, ["prev", "select", "prev", "select"]) == {"event": "contract", "seat": "E", "trump": "S"}
 
 
-def test_chiamata_called_card_and_points() -> None:
+def test_chiamata_called_card_suit_then_rank_points_tens_then_units_and_in_mano() -> None:
+    """40 cards and 60 point values are a few presses each: suit then rank, tens then units."""
     menu = ContractMenu("briscola-chiamata", ("A", "B", "C", "D", "E"))
-    event = run(menu, ["next", "next", "select", "next", "next", "select", "next", "select"])
-    assert event == {"event": "contract", "seat": "C", "called": "bastoni_3", "points": 62}
+    event = run(menu, ["next", "next", "select",  # seat C
+                       "next", "select",  # the second suit
+                       "prev", "select",  # its last rank
+                       "next", "select", "prev", "select",  # 7_ then 0: 70
+                       "next", "select"])  # in mano
+    suits = list(dict.fromkeys(c.suit for c in ITALIAN_40))
+    ranks = list(dict.fromkeys(c.rank for c in ITALIAN_40))
+    assert event == {"event": "contract", "seat": "C", "called": f"{suits[1]}_{ranks[-1]}", "points": 70,
+                     "in_mano": True}
+    default = run(ContractMenu("briscola-chiamata", ("A", "B", "C", "D", "E")), ["select"] * 6)
+    assert default == {"event": "contract", "seat": "A", "called": f"{suits[0]}_{ranks[0]}", "points": 61}
 
 
-def test_binocolo_bid_minimum_depends_on_players() -> None:
+def test_binocolo_bid_tens_then_units_starts_at_the_minimum() -> None:
     four = ContractMenu("binocolo", SEATS)
-    assert run(four, ["select", "select", "select"]) == {"event": "contract", "seat": "N", "bid": 15, "trump": "C"}
+    assert run(four, ["select"] * 4) == {"event": "contract", "seat": "N", "bid": 15, "trump": "C"}
     three = ContractMenu("binocolo", ("N", "W", "S"))
-    assert run(three, ["select", "next", "select", "next", "next", "select"]) == {
-        "event": "contract", "seat": "N", "bid": 26, "trump": "H",
+    assert run(three, ["select", "next", "select", "next", "select", "next", "next", "select"]) == {
+        "event": "contract", "seat": "N", "bid": 36, "trump": "H",
     }
 
 
