@@ -173,7 +173,7 @@ def score(clf: CardClassifier, cards: list[SeatCard]) -> Score:
 def pipeline_score(clf: CardClassifier, cards: list[SeatCard]) -> tuple[int, int, int, int]:
     """Through ``referee detect``'s code (finder, recogniser, still-photo rules) on each test
     photo: (seats, seats read right by a detection on their side, detections, right ones)."""
-    from referee.vision.detect_cli import detect_image
+    from referee.vision.detect import detect_image
     from referee.vision.pipeline import FramePipeline
 
     by_photo: dict[Path, list[SeatCard]] = {}

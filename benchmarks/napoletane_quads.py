@@ -111,7 +111,7 @@ def smooth_quad(image: U8, window: int = 15, spread: float = 22.0) -> F32 | None
 
 def finder_quad(pipeline: object, image: U8) -> F32 | None:
     """The largest card ``referee detect`` finds in the photo."""
-    from referee.vision.detect_cli import detect_image
+    from referee.vision.detect import detect_image
     from referee.vision.pipeline import FramePipeline
 
     assert isinstance(pipeline, FramePipeline)

@@ -42,7 +42,7 @@ from referee.paths import models_dir
 from referee.recognition import CardClassifier
 from referee.recognition.real_crops import seen_at
 from referee.recognition.real_decks import DeckPhoto, cut, deck_names, deck_photos
-from referee.vision.detect_cli import detect_image
+from referee.vision.detect import detect_image
 from referee.vision.pipeline import FramePipeline
 
 #: card heights (px) of the shrunk runs, as ``recognition_accuracy.CAMERA_HEIGHTS``

@@ -31,7 +31,7 @@ from vision_photos import SETS, Truth, on_truth, read_right
 
 from referee.paths import exit_without_shared, shared_dir
 from referee.recognition import CardClassifier
-from referee.vision.detect_cli import detect_image
+from referee.vision.detect import detect_image
 from referee.vision.finder import rectify
 from referee.vision.pipeline import FramePipeline
 

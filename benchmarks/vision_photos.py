@@ -37,7 +37,7 @@ from referee.cards import parse_card
 from referee.errors import BadCardError
 from referee.paths import exit_without_shared, shared_dir
 from referee.recognition.real_crops import TRAINABLE, is_training_photo
-from referee.vision.detect_cli import detect_image
+from referee.vision.detect import detect_image
 from referee.vision.finder import CardFinder, FinderConfig
 from referee.vision.pipeline import FramePipeline
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from referee.cli import main
-from referee.vision.detect_cli import detect_file
+from referee.vision.detect import detect_file
 from referee.vision.detections import Image
 from referee.vision.finder_scenes import PlacedCard, StandInClassifier, make_scene
 from referee.vision.pipeline import FramePipeline, Read
