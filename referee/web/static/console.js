@@ -134,6 +134,10 @@ async function checkLogin() {
   return null;
 }
 function options(select, values, chosen, labels) {
+  // a live update must not rebuild a list the operator may be choosing from
+  const same = select.options.length === values.length && values.every((v, i) => select.options[i].value === v);
+  if (same) { if (chosen !== undefined && values.includes(chosen) && select.dataset.chosen !== chosen) { select.value = chosen; select.dataset.chosen = chosen; } return; }
+  if (chosen !== undefined) select.dataset.chosen = chosen;
   const keep = chosen !== undefined ? chosen : select.value;
   fill(select, values.map((v, i) => el("option", { value: v }, labels ? labels[i] : v)));
   if (values.includes(keep)) select.value = keep;
