@@ -100,3 +100,52 @@ def test_a_deck_is_still_required(tmp_path: Path) -> None:
 
     with pytest.raises(ConfigError, match="--deck: required"):
         main(["train", "--out", str(tmp_path / "m")])
+
+
+class _DataBuilt(Exception):
+    """Stops a training run once every set it would render is named."""
+
+
+def _sets_built(monkeypatch: pytest.MonkeyPatch, argv: list[str]) -> list[str]:
+    """The cache names of every set a ``referee train`` run renders (its training data), in order."""
+    import numpy as np
+
+    from referee.cli import main
+    from referee.recognition import train
+    from referee.recognition.dataset import SynthSet, cache_name
+
+    names: list[str] = []
+
+    def record(cache: Path, family: str, sets: list[str], per_face: int, seed: int, **kw: object) -> SynthSet:
+        kw.pop("workers", None), kw.pop("root", None), kw.pop("progress", None)
+        names.append(cache_name(family, sets, per_face, seed, **kw))
+        if len(names) == 3:  # training, table-style and validation sets: all named
+            raise _DataBuilt
+        return SynthSet(np.zeros((1, 96, 64, 3), np.uint8), np.zeros(1, np.int64), np.zeros(1, np.int64), tuple(sets))
+
+    monkeypatch.setattr(train, "cached_set", record)
+    monkeypatch.setattr(train, "join_sets", lambda a, b: a)
+    with pytest.raises(_DataBuilt):
+        main(argv)
+    return names
+
+
+@pytest.mark.shared("faces")
+@pytest.mark.parametrize(("deck", "command"), [
+    ("italian", "--deck italian --seed 0 --samples 80000 --table-samples 40000 --steps 9139 --print-variation 0.5 "
+                "--vary-others --threads 1 --workers 1"),
+    ("french", "--deck french --seed 0 --samples 160000 --table-samples 40000 --steps 13298 --threads 2 --workers 2 "
+               "--real-photos 0.04"),
+])
+def test_the_recipe_builds_the_same_training_data_as_the_committed_command(
+        deck: str, command: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    try:
+        where = ["--out", str(tmp_path / "m"), "--cache", str(tmp_path / "c")]
+        from_recipe = _sets_built(monkeypatch, ["train", "--recipe", str(MODELS / f"{deck}.recipe.toml"), *where])
+        from_command = _sets_built(monkeypatch, ["train", *command.split(), *where])
+    finally:
+        torch.set_num_threads(threads)
+    assert from_recipe == from_command and len(from_recipe) == 3
+    assert not (tmp_path / "m").exists()
