@@ -37,7 +37,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "enroll": ("referee.cli.enroll", "adapt the recogniser to a club's own deck"),
     "run": ("referee.box.run", "the appliance main loop started by the service"),
     "history": ("referee.cli.history", "list recorded matches, export one as JSON Lines"),
-    "tournament": ("referee.tournament_service.cli", "the club's tournament service: results, room page"),
+    "tournament": ("referee.cli.tournament", "the club's tournament service: results, room page"),
 }
 
 

@@ -1,4 +1,4 @@
-"""``referee tournament``: the club's tournament service.
+"""``referee tournament``: the club's tournament service (:mod:`referee.tournament_service`).
 
     referee tournament --config /etc/referee/tournament.toml       # run it (room page, broker)
     referee tournament --config tournament.toml --export results/  # results.csv + records
