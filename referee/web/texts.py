@@ -31,7 +31,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "events": "Eventi", "done": "Fatto", "confirm_end": "Chiudere la partita in corso?",
         "contract_for": "Contratto", "declarations": "Dichiarazioni e combinazioni",
         "manual": "Inserimento a mano", "points_target": "Punti", "target": "Si vince a",
-        "rounds_to_win": "Partite per vincere:",
+        "rounds_to_win": "Partite per vincere:", "key_seat": "chi", "key_trump": "briscola",
+        "key_bid": "puntata", "key_called": "chiamata", "key_points": "punti", "key_in_mano": "in mano",
+        "key_turned": "scoperta", "key_round": "giro", "key_multiplier": "moltiplicatore",
     },
     "en": {
         "title": "Table referee", "scoreboard": "Scoreboard", "operator": "Operator",
@@ -59,7 +61,9 @@ TEXTS: dict[str, dict[str, str]] = {
         "events": "Events", "done": "Done", "confirm_end": "End the match in progress?",
         "contract_for": "Contract", "declarations": "Declarations and melds",
         "manual": "Entered by hand", "points_target": "Points", "target": "Game to",
-        "rounds_to_win": "Games to win:",
+        "rounds_to_win": "Games to win:", "key_seat": "by", "key_trump": "trump",
+        "key_bid": "bid", "key_called": "called", "key_points": "points", "key_in_mano": "in hand",
+        "key_turned": "turned", "key_round": "round", "key_multiplier": "multiplier",
     },
 }
 

@@ -93,7 +93,9 @@ function scoreboard(s) {
 }
 function contractText(c) {
   if (!c) return "";
-  const parts = Object.entries(c).filter(([k]) => k !== "call" && k !== "t").map(([k, v]) => `${k}: ${typeof v === "object" ? JSON.stringify(v) : v}`);
+  const value = (k, v) => (k === "trump" ? suit(v) : k === "called" || k === "turned" ? card(v) : k === "seat" ? who(v)
+    : typeof v === "object" ? JSON.stringify(v) : v);
+  const parts = Object.entries(c).filter(([k]) => k !== "call" && k !== "t").map(([k, v]) => `${T["key_" + k] || k}: ${value(k, v)}`);
   return el("div", { class: "contract" }, `${T.contract} \u2014 ${parts.join(", ")}`);
 }
 function trickNode(tr) {
