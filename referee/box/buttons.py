@@ -8,12 +8,14 @@ through the menu instead (:data:`MENU_GESTURES`):
 button    press            hold (``pins.hold_s``)   press on a question        in the menu
 ========  ===============  ======================  =========================  ============================
 left      show last trick  undo the last play      no (not that card)         previous value / (hold) back
-OK        confirm card     open the contract menu  yes, the card shown        next field / (hold) cancel
+OK        confirm card     open the entry menu     yes, the card shown        next field / (hold) cancel
 right     show the score   next deal               next card offered; after   next value
                                                    the last, the card picker
 ========  ===============  ======================  =========================  ============================
 
-The card picker (suit, then card) names any card of the deck: OK answers the question with it;
+The entry menu (:mod:`referee.box.entry_menu`) enters what the camera cannot see: contract,
+declarations and melds, discard, forfait, via, the game. The card picker (suit, then card)
+names any card of the deck: OK answers the question with it;
 backed out of (hold left on the suit, or hold OK) it gives the question back, except after
 "did <seat> play?", where backing out means the seat did not play. While a question is open
 the hold of right does not start the next deal (answer the question first).

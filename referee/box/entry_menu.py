@@ -1,7 +1,8 @@
 """Everything a table enters besides the cards, with the three buttons alone (hold OK).
 
 The first screen chooses what to enter (left/right, OK): the contract, a declaration or meld
-(belotta, binocolo), the declarer's discard (binocolo), a forfait (chiamata), or the game and
+(belotta, binocolo), the declarer's discard (binocolo), a forfait (chiamata), a "via" (belotta),
+or the game and
 its rule options. Each gives the same event a log or the phone console would (see
 ``docs/games.md``), which the box applies through its one path: the rules core judges it, a
 rejection shows the core's reason and records nothing. A card is chosen as its suit, then its
@@ -47,6 +48,8 @@ def actions_for(game: str) -> tuple[str, ...]:
     actions: list[str] = []
     if has_contract(game):
         actions.append("contract")
+    if game == "belotta":  # a seat passing on the turned card (checks the speaking order, 1a)
+        actions.append("via")
     if game == "binocolo":
         actions.append("discard")
     if game in ("belotta", "binocolo"):
@@ -97,8 +100,8 @@ class EntryMenu:
                              count=3 if len(self.seats) == 3 else 4)
         if action == "declare":
             return CardsMenu("declare", self.seats, deck)
-        if action == "forfait":
-            return SeatMenu("forfait", self.seats)
+        if action in ("forfait", "via"):
+            return SeatMenu(action, self.seats)
         return GameMenu(self.game, self.options)
 
     def screen(self, lang: str) -> MenuScreen:
@@ -109,7 +112,7 @@ class EntryMenu:
 
 
 class SeatMenu:
-    """An event that names only a seat (chiamata's forfait)."""
+    """An event that names only a seat (chiamata's forfait, belotta's via)."""
 
     def __init__(self, kind: str, seats: tuple[str, ...]) -> None:
         self.kind, self.seats, self.index = kind, seats, 0

@@ -69,6 +69,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "entry_discard": {"it": "SCARTO", "en": "DISCARD"},
     "entry_declare": {"it": "ACCUSO", "en": "DECLARE"},
     "entry_forfait": {"it": "FORFAIT", "en": "FORFAIT"},
+    "entry_via": {"it": "VIA", "en": "PASS"},
     "entry_game": {"it": "GIOCO", "en": "GAME"},
     "field_seat_of": {"it": "Di chi?", "en": "Whose?"},
     "field_game": {"it": "Gioco (nuova partita)", "en": "Game (next match)"},

@@ -180,6 +180,20 @@ def test_a_refused_entry_shows_the_core_reason_and_records_nothing(table_for: An
     assert _record_of(table)[-1] == events[2]
 
 
+def test_belotta_via_with_the_buttons(table_for: Any) -> None:
+    table = table_for("belotta")
+    table.box.handle({"event": "deal", "game": "belotta", "seats": ["N", "W", "S", "E"], "dealer": "E",
+                      "turned": "JH"})
+    table.menu("via")
+    table.press("ok")  # N speaks first: "via"
+    assert _record_of(table)[-1] == {"event": "via", "seat": "N"}
+    table.menu("via")
+    table.step(0, 2, 4)  # S out of turn: W speaks next
+    table.press("ok")
+    shown = table.box.display.last
+    assert isinstance(shown, RefusedScreen) and _record_of(table)[-1] == {"event": "via", "seat": "N"}
+
+
 def test_chiamata_forfait_and_in_mano_with_the_buttons(table_for: Any) -> None:
     table = table_for("briscola-chiamata")
     deal = random_deal_events("briscola-chiamata", seed=1)[0]
