@@ -1,5 +1,5 @@
-"""``referee run``: the appliance's main loop (camera -> vision -> referee -> LEDs, display,
-record), started by ``systemd/referee.service``.
+"""``referee run``'s work (its command line is :mod:`referee.cli.run`): the appliance's main loop
+(camera -> vision -> referee -> LEDs, display, record), started by ``systemd/referee.service``.
 
     referee run --config /etc/referee/config.toml
     referee run --config hardware/config.toml --events game.jsonl --pace 0.2 --no-hardware
@@ -23,32 +23,30 @@ Faults keep the match: no frames -> fault screen, red heartbeat, retries every
 
 from __future__ import annotations
 
-import argparse
 import logging
 import queue
 import signal
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import Any
 
 from referee.box.app import Box
 from referee.box.chosen_game import with_chosen_game
-from referee.box.config import DEFAULT_PATH, BoxConfig, display_settings, load_config
+from referee.box.config import DEFAULT_PATH, BoxConfig, display_settings
 from referee.box.display import NullDisplay, ScreenSink, open_display
 from referee.box.feed import Feed, JsonlFeed
 from referee.box.notify import Notifier
-from referee.box.record_lock import RecordLock, RecordLocked
 from referee.box.salvage import salvage_if_damaged
 from referee.box.screens import CalibrateScreen, FaultScreen, Screen, render
 from referee.box.signals import NullSignals, open_signals
 from referee.box.source import SourceRef, camera_source, describe_key, events_source
 from referee.box.state import MatchStore, StateError
 from referee.box.stock import stock_reader
-from referee.errors import CameraError, ConfigError
+from referee.errors import CameraError
 from referee.jsonl import read_lines
 
 log = logging.getLogger("referee.run")
@@ -58,19 +56,24 @@ EXIT_CONFIG, EXIT_STATE, EXIT_INPUT, EXIT_LOCKED = 2, 3, 1, 4
 RECORD_FAULT_S = 15.0
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", type=Path, default=DEFAULT_PATH, help=f"TOML config (default {DEFAULT_PATH})")
-    parser.add_argument("--events", type=Path, help="referee a JSON Lines event log instead of the camera")
-    parser.add_argument("--pace", type=float, default=0.5, help="seconds between events of --events (default 0.5)")
-    parser.add_argument("--sim-events", type=Path, help="with camera.source = 'sim': the event log the simulation acts out")
-    parser.add_argument("--state-dir", type=Path, help="override state_dir of the config")
-    parser.add_argument("--language", choices=("it", "en"), help="override the display language")
-    parser.add_argument("--no-hardware", action="store_true", help="no LEDs, buzzer, buttons or display")
-    parser.add_argument("--screens", type=Path, help="also save every screen shown as PNG in this folder")
-    parser.add_argument("--log-level", default="INFO", choices=("DEBUG", "INFO", "WARNING", "ERROR"))
-    parser.add_argument("--new-match", action="store_true",
-                        help="set any unfinished match aside (kept, marked abandoned) and referee the source "
-                             "from its start as a new match")
+@dataclass(frozen=True)
+class RunOptions:
+    """How ``referee run`` was asked to run (its command line is :mod:`referee.cli.run`)."""
+
+    #: the TOML config
+    config: Path = DEFAULT_PATH
+    #: referee this JSON Lines event log instead of the camera
+    events: Path | None = None
+    #: seconds between events of ``events``
+    pace: float = 0.5
+    #: with camera.source = 'sim': the event log the simulation acts out
+    sim_events: Path | None = None
+    #: no LEDs, buzzer, buttons or display
+    no_hardware: bool = False
+    #: also save every screen shown as PNG in this folder
+    screens: Path | None = None
+    #: set any unfinished match aside and referee the source from its start as a new match
+    new_match: bool = False
 
 
 class PngDisplay:
@@ -208,7 +211,7 @@ def not_calibrated(cfg: BoxConfig) -> bool:
     return live and (cfg.layout is None or not cfg.layout.exists())
 
 
-def _open_feed(cfg: BoxConfig, args: argparse.Namespace, box: Box) -> Feed:
+def _open_feed(cfg: BoxConfig, args: RunOptions, box: Box) -> Feed:
     if args.events is not None:
         return JsonlFeed(args.events, pace_s=args.pace)
     kind, _, rest = cfg.camera.source.partition(":")
@@ -239,7 +242,7 @@ def _sim_events(path: Path) -> list[dict[str, Any]]:
     return [line.event for line in lines if line.event is not None]
 
 
-def _hardware(cfg: BoxConfig, args: argparse.Namespace, gestures: queue.Queue[tuple[str, str]]) -> tuple[Any, ScreenSink, Any]:
+def _hardware(cfg: BoxConfig, args: RunOptions, gestures: queue.Queue[tuple[str, str]]) -> tuple[Any, ScreenSink, Any]:
     if args.no_hardware:
         return NullSignals(), NullDisplay(), None
     signals = open_signals(cfg.pins, cfg.game.seats)
@@ -256,31 +259,8 @@ def _hardware(cfg: BoxConfig, args: argparse.Namespace, gestures: queue.Queue[tu
     return signals, display, buttons
 
 
-def run(args: argparse.Namespace) -> int:
-    logging.basicConfig(level=args.log_level, format="%(levelname)s %(name)s: %(message)s")
-    try:
-        cfg = load_config(args.config)
-    except ConfigError as exc:
-        print(f"referee run: {exc}", file=sys.stderr)
-        _config_fault(args)
-        return EXIT_CONFIG
-    if args.state_dir is not None:
-        cfg = replace(cfg, state_dir=args.state_dir)
-    if args.language is not None:
-        cfg = replace(cfg, language=args.language)
-    try:
-        lock = RecordLock.acquire(cfg.state_dir)  # before the hardware: the holder drives it
-    except RecordLocked as exc:
-        print(f"referee run: {exc}", file=sys.stderr)
-        return EXIT_LOCKED
-    except StateError as exc:
-        print(f"referee run: {exc}", file=sys.stderr)
-        return EXIT_STATE
-    with lock:
-        return _run_locked(cfg, args)
-
-
-def _run_locked(cfg: BoxConfig, args: argparse.Namespace) -> int:
+def run_locked(cfg: BoxConfig, args: RunOptions) -> int:
+    """The box's main loop on ``cfg``, its record locked by the caller; the exit status."""
     cfg = with_chosen_game(cfg)  # the game chosen on the box's menu, kept across restarts
     gestures: queue.Queue[tuple[str, str]] = queue.Queue()
     signals, display, buttons = _hardware(cfg, args, gestures)
@@ -347,7 +327,7 @@ def _run_locked(cfg: BoxConfig, args: argparse.Namespace) -> int:
         display.close()
 
 
-def _source_of(cfg: BoxConfig, args: argparse.Namespace) -> SourceRef:
+def _source_of(cfg: BoxConfig, args: RunOptions) -> SourceRef:
     if args.events is not None:
         return events_source(args.events)
     kind, _, rest = cfg.camera.source.partition(":")
@@ -387,7 +367,7 @@ def _other_file(owner: str, source: SourceRef) -> str:
     return " (a different file at the same path: its first line differs)" if same_path else ""
 
 
-def _config_fault(args: argparse.Namespace) -> None:
+def show_config_fault(args: RunOptions) -> None:
     """A config that does not validate: say so on the display (its part of the config may
     still be sound), lit after exit, rather than leave the box blank while systemd retries."""
     settings = display_settings(args.config)

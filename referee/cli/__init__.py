@@ -35,7 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "watch": ("referee.cli.watch", "run the live camera loop and print calls"),
     "train": ("referee.recognition.train", "train a card recogniser and export ONNX"),
     "enroll": ("referee.cli.enroll", "adapt the recogniser to a club's own deck"),
-    "run": ("referee.box.run", "the appliance main loop started by the service"),
+    "run": ("referee.cli.run", "the appliance main loop started by the service"),
     "history": ("referee.cli.history", "list recorded matches, export one as JSON Lines"),
     "tournament": ("referee.cli.tournament", "the club's tournament service: results, room page"),
 }
