@@ -33,7 +33,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "manual": "Inserimento a mano", "points_target": "Punti", "target": "Si vince a",
         "rounds_to_win": "Partite per vincere:", "key_seat": "chi", "key_trump": "briscola",
         "key_bid": "puntata", "key_called": "chiamata", "key_points": "punti", "key_in_mano": "in mano",
-        "key_turned": "scoperta", "key_round": "giro", "key_multiplier": "moltiplicatore",
+        "key_turned": "scoperta", "key_round": "giro", "trick_no": "presa", "key_multiplier": "moltiplicatore",
     },
     "en": {
         "title": "Table referee", "scoreboard": "Scoreboard", "operator": "Operator",
@@ -63,7 +63,7 @@ TEXTS: dict[str, dict[str, str]] = {
         "manual": "Entered by hand", "points_target": "Points", "target": "Game to",
         "rounds_to_win": "Games to win:", "key_seat": "by", "key_trump": "trump",
         "key_bid": "bid", "key_called": "called", "key_points": "points", "key_in_mano": "in hand",
-        "key_turned": "turned", "key_round": "round", "key_multiplier": "multiplier",
+        "key_turned": "turned", "key_round": "round", "trick_no": "trick", "key_multiplier": "multiplier",
     },
 }
 
