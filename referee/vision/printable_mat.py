@@ -18,7 +18,6 @@ PDF viewer printing "at 100 %" (actual size) reproduces the stated millimetres.
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -208,19 +207,14 @@ def save_pdf(pages: Sequence[Page], path: str | Path) -> None:
     first.save(str(path), "PDF", resolution=float(DPI), save_all=True, append_images=rest)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="write the printable calibration mats (PDF)")
-    parser.add_argument("--out", default="hardware/mat", help="folder to write into")
-    args = parser.parse_args(argv)
-    out = Path(args.out)
+def write_mats(out: Path) -> list[str]:
+    """Write each paper size's sheet and corner kit into ``out`` (made if missing); one line
+    per paper naming the files and the mat width each prints."""
     out.mkdir(parents=True, exist_ok=True)
+    written = []
     for paper in PAPER_MM:
         save_pdf([render_sheet(paper)], out / f"mat-{paper}.pdf")
         save_pdf(render_corner_kit(paper), out / f"corners-{paper}.pdf")
-        print(f"wrote {out}/mat-{paper}.pdf (mat {SHEET_MAT_WIDTH_MM[paper]:.0f} mm wide) and "
-              f"{out}/corners-{paper}.pdf (mat {KIT_MAT_WIDTH_MM[paper]:.0f} mm wide)")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+        written.append(f"wrote {out}/mat-{paper}.pdf (mat {SHEET_MAT_WIDTH_MM[paper]:.0f} mm wide) and "
+                       f"{out}/corners-{paper}.pdf (mat {KIT_MAT_WIDTH_MM[paper]:.0f} mm wide)")
+    return written
