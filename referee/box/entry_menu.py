@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from referee.box.i18n import ENGLISH_SUIT_NAMES, FRENCH_SUIT_SYMBOL, card_short, tr
+from referee.box.i18n import ENGLISH_SUIT_NAMES, FRENCH_SUIT_SYMBOL, card_short, option_name, tr
 from referee.box.menu import CANCELLED, FRENCH_SUIT_WORDS, ContractMenu, has_contract
 from referee.box.screens import MenuScreen
 from referee.cards import Deck
@@ -218,10 +218,22 @@ def _suit_word(lang: str, suit: str) -> str:
     return ENGLISH_SUIT_NAMES[suit] if lang == "en" else suit
 
 
+#: numeric options offered on the game menu: the document's value comes first, then these
+#: (others, e.g. chiamata's doppia/tripla thresholds, keep the config's value)
+NUMBER_CHOICES: dict[str, tuple[Any, ...]] = {
+    "rounds_to_win": (1, 2, 3),
+    "move_timer_s": (None, 15.0, 20.0, 30.0, 45.0),
+    "deals": (5, 10),
+    "target": (101, 151, 201, 301, 100, 150, 200),
+    "min_bid": (None, 15, 20, 25),
+}
+
+
 class GameMenu:
-    """The game, then each of its rule options that takes a few values (yes/no or one of a
-    list: ``Literal`` fields of its options); numbers keep the configured value. OK on the
-    last option gives the :class:`GameChoice` (options that differ from the document's)."""
+    """The game, then each of its rule options that takes a few values (yes/no, one of a
+    list, a few usual numbers: :data:`NUMBER_CHOICES`), each starting on its configured value.
+    OK on the last option gives the :class:`GameChoice` (options that differ from the
+    document's)."""
 
     def __init__(self, game: str, options: Mapping[str, Any]) -> None:
         self.game_index = GAME_NAMES.index(game) if game in GAME_NAMES else 0
@@ -248,6 +260,8 @@ class GameMenu:
                 values: tuple[Any, ...] = (False, True)
             elif typing.get_origin(hint) is Literal:
                 values = typing.get_args(hint)
+            elif name in NUMBER_CHOICES:
+                values = tuple(dict.fromkeys((defaults[name], *NUMBER_CHOICES[name])))
             else:
                 if name in configured:  # a number set in the config is kept
                     self.values[name] = configured[name]
@@ -288,6 +302,11 @@ class GameMenu:
                               header_key="entry_game")
         name, _ = self.choices[self.at - 1]
         value = self.values[name]
-        shown = tr(lang, "yes" if value else "no") if isinstance(value, bool) else str(value)
+        if isinstance(value, bool):
+            shown = tr(lang, "yes" if value else "no")
+        elif value is None:
+            shown = tr(lang, "none")
+        else:
+            shown = f"{value:g}" if isinstance(value, float) else str(value)
         return MenuScreen(title=self.game, label_key="", value=shown, step=f"{self.at + 1}/{total}",
-                          header_key="entry_game", label=name.replace("_", " "))
+                          header_key="entry_game", label=option_name(lang, name))

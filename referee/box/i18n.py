@@ -63,6 +63,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     "field_bid_tens": {"it": "Offerta: decine", "en": "Bid: tens"},
     "field_bid_units": {"it": "Offerta: unità", "en": "Bid: units"},
     "no": {"it": "no", "en": "no"},
+    "none": {"it": "nessuno", "en": "none"},
     "entry": {"it": "INSERISCI", "en": "ENTER"},
     "field_entry": {"it": "Cosa inserire?", "en": "What to enter?"},
     "entry_contract": {"it": "CONTRATTO", "en": "CONTRACT"},
@@ -126,6 +127,32 @@ DECLARATIONS: dict[str, dict[str, str]] = {
     "scala": {"it": "SCALA", "en": "RUN"},
 }
 
+#: rule options as the game menu names them (docs/games.md explains each)
+OPTIONS: dict[str, dict[str, str]] = {
+    "out_of_turn": {"it": "Fuori turno", "en": "Out of turn"},
+    "tie": {"it": "Pareggio", "en": "Tie"},
+    "rounds_to_win": {"it": "Giochi per vincere", "en": "Games to win"},
+    "move_timer_s": {"it": "Tempo a mossa (s)", "en": "Move timer (s)"},
+    "first_leader": {"it": "Primo di mano", "en": "First to lead"},
+    "end_at_61": {"it": "Fine a 61", "en": "End at 61"},
+    "deals": {"it": "Smazzate", "en": "Deals"},
+    "auction": {"it": "Asta", "en": "Auction"},
+    "multiplier_needs_two": {"it": "Doppia solo col 2", "en": "Double needs the 2"},
+    "multiplier_on_loss": {"it": "Doppia se perde", "en": "Double on a loss"},
+    "forfait_dealer": {"it": "Mazziere dopo forfait", "en": "Dealer after forfait"},
+    "must_undertrump": {"it": "Obbligo sottotaglio", "en": "Must undertrump"},
+    "longer_cento_wins": {"it": "Vince il cento lungo", "en": "Longer cento wins"},
+    "bagno_belotta_stays": {"it": "Belotta nel bagno", "en": "Belote in a bagno"},
+    "target": {"it": "Punti per vincere", "en": "Points to win"},
+    "card_order": {"it": "Ordine carte", "en": "Card order"},
+    "overtrump": {"it": "Surtaglio", "en": "Overtrump"},
+    "bestia": {"it": "Bestia", "en": "Bestia"},
+    "declarer_scores": {"it": "Chi chiama segna", "en": "Declarer scores"},
+    "scala": {"it": "Scala", "en": "Run"},
+    "meld_reuse": {"it": "Carte in più accusi", "en": "Cards in 2 melds"},
+    "min_bid": {"it": "Offerta minima", "en": "Lowest bid"},
+}
+
 ITALIAN_SUIT_SHORT = {"bastoni": "Bas", "coppe": "Cop", "denari": "Den", "spade": "Spa"}
 FRENCH_SUIT_SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 ENGLISH_RANK_NAMES = {"1": "ace", "8": "knave", "9": "knight", "10": "king"}
@@ -161,6 +188,12 @@ def rule_name(lang: str, rule: str) -> str:
     """A violation rule's display name; unknown game-specific rules show their code."""
     entry = RULES.get(rule)
     return entry.get(lang, entry["it"]) if entry else rule.replace("_", " ")
+
+
+def option_name(lang: str, option: str) -> str:
+    """A rule option's name on the game menu; an unknown one shows its key."""
+    entry = OPTIONS.get(option)
+    return entry.get(lang, entry["it"]) if entry else option.replace("_", " ")
 
 
 def declaration_name(lang: str, kind: str) -> str:

@@ -222,7 +222,7 @@ def test_the_game_chosen_on_the_menu_is_kept_across_a_restart(cfg: BoxConfig, fa
         table.menu("game")
         table.step(1, 3, 5)  # briscola-4 -> belotta
         table.press("ok")
-        for _ in range(10):  # each yes/no or list option on its document's default
+        for _ in range(20):  # each option on its document's value
             if box.menu is None:
                 break
             table.press("ok")
@@ -231,6 +231,40 @@ def test_the_game_chosen_on_the_menu_is_kept_across_a_restart(cfg: BoxConfig, fa
     assert box.menu is None and box.cfg.game.name == "belotta"
     assert chosen_game.with_chosen_game(cfg).game.name == "belotta"  # what `referee run` starts with
     assert box.cfg.game.teams == (("N", "S"), ("W", "E"))
+
+
+def test_the_game_menu_offers_every_few_valued_option_named_in_both_languages() -> None:
+    from referee.box.entry_menu import GAME_NAMES, GameMenu
+    from referee.box.i18n import OPTIONS
+
+    for game in GAME_NAMES:
+        menu = GameMenu(game, {})  # starts on the game being played
+        menu.press("select")
+        assert menu.game == game and menu.choices, game
+        for name, values in menu.choices:
+            assert set(OPTIONS[name]) == {"it", "en"}, name
+            assert len(values) >= 2, name
+
+
+def test_a_rule_option_chosen_on_the_menu_reaches_the_next_match(cfg: BoxConfig) -> None:
+    """Belotta to 301: the option is kept and the next deal carries it."""
+    from referee.box.entry_menu import GameMenu
+
+    menu = GameMenu("belotta", {})
+    menu.press("select")
+    names = [name for name, _ in menu.choices]
+    result = None
+    for name in names:
+        if name == "target":
+            while menu.values["target"] != 301:
+                menu.press("next")
+        result = menu.press("select")
+    assert result == GameChoice("belotta", {"target": 301})
+    box = Box(cfg, MatchStore.open(cfg.state_dir), RecordingSignals(), NullDisplay(), clock=FakeClock())
+    box.start()
+    box._choose_game(result)
+    assert box.next_deal_event()["options"] == {"target": 301}
+    assert chosen_game.with_chosen_game(cfg).game.options == {"target": 301}
 
 
 def test_an_unreadable_game_file_keeps_the_config_game(cfg: BoxConfig, caplog: pytest.LogCaptureFixture) -> None:
