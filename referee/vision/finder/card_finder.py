@@ -40,6 +40,8 @@ class CardFinder:
     _refined: RefineCache = field(default_factory=RefineCache)
     #: the last frame's hypothesis kinds by quad centre (rounded image px): diagnostics
     last_kinds: dict[tuple[int, int], str] = field(default_factory=dict)
+    #: (height, width) of the last frame's work image: diagnostics
+    last_work_shape: tuple[int, int] = (0, 0)
 
     def find(self, image: Image, focus: FloatArray | None = None) -> Detections:
         """Card quads and crops in ``image``.  ``focus`` (a polygon in image pixels, e.g. the
@@ -47,9 +49,10 @@ class CardFinder:
         touch it; single cards are found everywhere."""
         _check_frame(image)
         cfg = self.config
-        scale = cfg.work_width / image.shape[1]
+        scale = work_scale(image.shape[:2], cfg)
         focus_work = None if focus is None else (np.asarray(focus, np.float32) * scale).reshape(-1, 1, 2)
         small = np.asarray(cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8)
+        self.last_work_shape = (small.shape[0], small.shape[1])
         white = whiteness(small, cfg)
         thresholds = otsu_thresholds(white, cfg)
         hyps: list[Hypothesis] = []
@@ -77,7 +80,7 @@ class CardFinder:
         self.last_kinds = {}
         if not hyps:
             return Detections.empty()
-        quads = np.stack([portrait_order(h.quad) for h in hyps]) / scale
+        quads: FloatArray = (np.stack([portrait_order(h.quad) for h in hyps]) / scale).astype(np.float32)
         self.last_kinds = {_key(q): h.kind for q, h in zip(quads, hyps, strict=True)}
         groups = np.array([h.group for h in hyps], np.int32)
         strips = np.array([h.kind == "strip" for h in hyps])
@@ -86,11 +89,11 @@ class CardFinder:
             quads[strips] = refine_quads(image, quads[strips], white_gains(small), cfg.saturation_weight,
                                          cfg.refine or RefineConfig(), self.sizes.size)[0]
         if cfg.refine is not None and (cfg.refine_live or not cfg.split_when_still):
-            raw = quads
+            unrefined = quads
             quads = self._refined.refine(image, quads, white_gains(small), cfg.saturation_weight, cfg.refine, self.sizes.size)
             keep_raw = cfg.keep_unrefined if cfg.keep_unrefined is not None else cfg.upper_threshold
             if keep_raw:
-                quads, groups = _with_unrefined(quads, raw, groups)
+                quads, groups = _with_unrefined(quads, unrefined, groups)
         crops = [rectify(image, q, cfg.crop_size) for q in quads]
         return Detections(quad=quads.astype(np.float32), crops=crops, group=groups)
 
@@ -132,6 +135,13 @@ class CardFinder:
         ``image`` (the live loop) measured on the card edges under them
         (:meth:`CardSize.observe`).  Returns whether the size was learned from them."""
         return self.sizes.observe(quads, image, self.config.aspect_range)
+
+
+def work_scale(shape: tuple[int, ...], cfg: FinderConfig) -> float:
+    """Image px -> work px: the image at ``work_width`` wide, but never taller than
+    ``max_work_aspect`` times that (the finder's cost grows with the work image's pixels)."""
+    height, width = shape[0], shape[1]
+    return min(cfg.work_width / width, cfg.max_work_aspect * cfg.work_width / height)
 
 
 def _with_unrefined(refined: FloatArray, raw: FloatArray, groups: npt.NDArray[np.int32]) -> tuple[FloatArray, npt.NDArray[np.int32]]:

@@ -12,6 +12,11 @@ class FinderConfig:
     """Knobs of :class:`CardFinder`; defaults suit a 1280x720 top-down table view."""
 
     work_width: int = 640
+    #: The work image is at most this many ``work_width`` tall: a tall thin image (a 500x50
+    #: strip) scaled to ``work_width`` would be many times a frame's pixels, and every pass of
+    #: the finder costs in proportion to them.  2.5 leaves a card scan (aspect up to 2.3) at
+    #: ``work_width``.
+    max_work_aspect: float = 2.5
     #: (w, h) of the rectified portrait crops: the classifier's input size.
     crop_size: tuple[int, int] = (64, 112)
     #: Card long side in full-frame pixels when the layout knows it; None = estimate per frame.
