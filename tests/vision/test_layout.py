@@ -10,6 +10,7 @@ import cv2
 import numpy as np
 import pytest
 
+from referee.cli import calibrate as calibrate_cli
 from referee.vision import calibrate
 from referee.vision.layout import (
     MAT_SIZE,
@@ -143,7 +144,7 @@ def test_printed_mat_has_the_four_markers_where_the_layout_says(tmp_path: Path) 
     out = tmp_path / "mat.png"
     args = argparse.Namespace(print_mat=str(out), image=None, source=None, out="x", seats=None, players=None,
                               preview=None)
-    assert calibrate.run(args) == 0
+    assert calibrate_cli.run(args) == 0
     mat = cv2.imread(str(out))
     assert mat is not None
     assert mat.shape[:2] == (round(MAT_SIZE[1] * 2), round(MAT_SIZE[0] * 2))
@@ -161,7 +162,7 @@ def test_calibrate_cli_writes_a_layout_and_preview(tmp_path: Path, capsys: pytes
     out, preview = tmp_path / "layout.json", tmp_path / "zones.png"
     args = argparse.Namespace(print_mat=None, image=str(frame), source=None, out=str(out), seats="A,B,C",
                               players=None, preview=str(preview))
-    assert calibrate.run(args) == 0
+    assert calibrate_cli.run(args) == 0
     data = json.loads(out.read_text())
     assert data["seats"] == ["A", "B", "C"] and data["frame_size"] == [1280, 720]
     assert np.allclose(np.array(data["homography"]) / data["homography"][2][2], straight_homography((1280, 720)),
@@ -173,5 +174,5 @@ def test_calibrate_cli_writes_a_layout_and_preview(tmp_path: Path, capsys: pytes
 def test_calibrate_cli_reports_an_unreadable_image(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     args = argparse.Namespace(print_mat=None, image=str(tmp_path / "missing.png"), source=None,
                               out=str(tmp_path / "l.json"), seats=None, players=None, preview=None)
-    assert calibrate.run(args) == 2
+    assert calibrate_cli.run(args) == 2
     assert "cannot read image" in capsys.readouterr().err
