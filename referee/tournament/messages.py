@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from referee.errors import RefereeError
+from referee.jsonl import JsonLineError, parse_line
 
 PREFIX = "referee"
 _TOPIC = re.compile(rf"^{PREFIX}/table-([1-9][0-9]{{0,2}})/(record|status|resend|assign)$")
@@ -52,28 +53,17 @@ def parse_topic(name: str) -> tuple[int, str]:
     return int(m.group(1)), m.group(2)
 
 
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
 def loads(payload: bytes) -> dict[str, Any]:
-    """A JSON object, strictly: UTF-8, no NaN/Infinity, no duplicate keys."""
-
-    def no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for k, v in pairs:
-            if k in out:
-                raise ValueError(f"duplicate key {k!r}")
-            out[k] = v
-        return out
-
+    """A JSON object, read by the same strict reader as every event log (:mod:`referee.jsonl`):
+    UTF-8, no NaN/Infinity, no duplicate keys, bounded size, depth and integers, no lone
+    surrogates or control characters, no byte-order mark."""
     try:
-        value = json.loads(payload.decode("utf-8"), parse_constant=_reject_constant,
-                           object_pairs_hook=no_duplicates)
-    except (UnicodeDecodeError, ValueError) as exc:
-        raise MessageError(f"not JSON: {exc}") from exc
-    if not isinstance(value, dict):
-        raise MessageError(f"expected a JSON object, got {type(value).__name__}")
+        # Not line 1: a message has no file start, so a BOM is refused like anywhere else.
+        value = parse_line(payload, 2)
+    except JsonLineError as exc:
+        raise MessageError(f"not JSON: {exc.reason}") from None
+    if value is None:
+        raise MessageError("not JSON: an empty message")
     return value
 
 

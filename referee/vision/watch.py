@@ -9,7 +9,6 @@ events as it grows.
 
 from __future__ import annotations
 
-import json
 import queue
 import sys
 import threading
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from referee.captions import CaptionBoard
+from referee.jsonl import JsonLineError, parse_line
 from referee.rules import Referee, get_game
 from referee.table.answer import Answer, AnswerError
 from referee.table.arbiter import NEVER_TRUSTED, PlayArbiter
@@ -199,7 +199,7 @@ class OperatorFeed:
             self._follow(sys.stdin, follow=False)
             return
         try:
-            with Path(path).open(encoding="utf-8") as handle:
+            with Path(path).open(encoding="utf-8", errors="surrogateescape") as handle:
                 self._follow(handle, follow=True)
         except OSError as exc:
             self._queue.put({"event": "error", "detail": f"cannot read events {path}: {exc}"})
@@ -214,10 +214,12 @@ class OperatorFeed:
                 time.sleep(0.05)
                 continue
             number += 1
-            if not line.strip():
-                continue
+            # The one strict reader every event path shares (BOM, NaN, huge numbers, lone
+            # surrogates, depth, size): a bad line is an error call, never a dead reader thread.
             try:
-                event = json.loads(line)
-            except json.JSONDecodeError as exc:
-                event = {"event": "error", "detail": f"events line {number}: {exc}"}
-            self._queue.put(event if isinstance(event, dict) else {"event": "error", "detail": f"line {number}"})
+                event = parse_line(line, number)
+            except JsonLineError as exc:
+                self._queue.put({"event": "error", "detail": f"events {exc}"})
+                continue
+            if event is not None:
+                self._queue.put(event)

@@ -120,6 +120,25 @@ def test_operator_feed_reads_lines_and_reports_bad_ones(tmp_path: Path) -> None:
     assert got[0] == {"event": "undo"} and got[1]["event"] == "error" and "line 2" in got[1]["detail"]
 
 
+def test_operator_feed_refuses_poison_lines_as_the_event_logs_do(tmp_path: Path) -> None:
+    """NaN, a lone surrogate and bytes that are not UTF-8 are error calls naming the line; the
+    reader thread goes on to the next line instead of dying or passing them to the referee."""
+    path = tmp_path / "ops.jsonl"
+    path.write_bytes(b'{"event": "undo", "x": NaN}\n{"seat": "\\ud800"}\n\xff\xfe\n{"event": "undo"}\n')
+    feed = OperatorFeed(str(path))
+    got: list[dict[str, Any]] = []
+    for _ in range(200):
+        got += feed.poll()
+        if len(got) >= 4:
+            break
+        import time
+
+        time.sleep(0.02)
+    feed.stop()
+    assert [g["event"] for g in got] == ["error", "error", "error", "undo"]
+    assert ["line 1" in got[0]["detail"], "line 2" in got[1]["detail"], "line 3" in got[2]["detail"]] == [True] * 3
+
+
 def test_cli_rejects_a_layout_that_does_not_fit_the_frames(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
