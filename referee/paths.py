@@ -11,8 +11,8 @@ from referee.errors import RefereeError
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 #: card faces and their licences shipped inside the package, so the demo and the tests run
-#: from a fresh clone (see ``referee/assets/PROVENANCE.md``)
-BUNDLED_ASSETS = Path(__file__).resolve().parent / "assets"
+#: from a fresh clone (see ``referee/vision/assets/PROVENANCE.md``)
+BUNDLED_ASSETS = Path(__file__).resolve().parent / "vision" / "assets"
 
 
 class SharedDataMissing(RefereeError, FileNotFoundError):

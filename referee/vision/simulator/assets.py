@@ -6,7 +6,7 @@ card (white stock, rounded corners) plus an alpha mask, so sets scanned without 
 border look like real cards on the table.
 
 Without ``../shared/faces`` the faces come from the two sets bundled in the package
-(``referee/assets/faces``: the default Italian and French sets, see its ``PROVENANCE.md``), so
+(``referee/vision/assets/faces``: the default Italian and French sets, see its ``PROVENANCE.md``), so
 the demo and the tests run from a fresh clone; with it, only ``../shared`` is read.
 """
 
