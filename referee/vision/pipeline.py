@@ -276,10 +276,13 @@ def _best_per_group(dets: Detections) -> Detections:
     return dets[np.array(sorted(best.values()), np.int64)]
 
 
-def _dedupe(dets: Detections, same_card: float = 0.7) -> Detections:
+def _dedupe(dets: Detections, same_card: float = 0.7, pip_area: float = 0.5) -> Detections:
     """Same card code twice with close centres is one card (two hypotheses of one blob); so is
     a quad lying ``same_card`` or more inside a more confident one, whatever its read (cards on
-    a table overlap by ~40%; a rectangle inside a card is its printed frame or a figure box)."""
+    a table overlap by ~40%; a rectangle inside a card is its printed frame or a figure box).
+    A quad at most ``pip_area`` the area of an accepted card it lies inside is not a card
+    either, however confident its read: the cards of one deck are one size, and a card-shaped
+    box around a pip of a large card (a close camera) reads as a two or an ace."""
     if len(dets) < 2:
         return dets
     order = np.argsort(-dets.confidence)
@@ -293,6 +296,10 @@ def _dedupe(dets: Detections, same_card: float = 0.7) -> Detections:
             for j in kept
         ):
             kept.append(i)
+    areas = [float(cv2.contourArea(q.astype(np.float32))) for q in dets.quad]
+    kept = [i for i in kept if not any(
+        areas[i] <= pip_area * areas[j] and _inside(dets.quad[i], dets.quad[j]) >= same_card for j in kept if j != i
+    )]
     return dets[np.array(sorted(kept), np.int64)]
 
 

@@ -38,3 +38,25 @@ def test_a_rectangle_inside_a_read_card_is_not_a_second_card() -> None:
 def test_trick_cards_overlapping_by_forty_percent_are_both_kept() -> None:
     out = identify(_dets(_box(100, 100), _box(124, 100)), _Scripted([("JD", 0.93), ("QD", 0.6)]))
     assert sorted(out.card.tolist()) == ["JD", "QD"]
+
+
+def test_cards_cut_from_a_large_cards_pips_are_not_cards() -> None:
+    # a close camera: the 4 of denari fills the photo, and a card-shaped box around each pip
+    # reads as a confident 2 of denari, more confident than the whole card's read
+    card = _box(0, 0, 300, 500)
+    pips = [_box(x, y, 90, 150) for x, y in ((30, 40), (180, 40), (30, 310), (180, 310))]
+    reads = [("denari_4", 0.62)] + [("denari_2", 0.97)] * 4
+    out = identify(_dets(card, *pips), _Scripted(reads))
+    assert list(out.card) == ["denari_4"]
+
+
+def test_a_card_beside_a_large_card_is_kept() -> None:
+    # two cards of one deck, side by side, one proposed a little large: neither inside the other
+    out = identify(_dets(_box(0, 0, 80, 130), _box(100, 0, 60, 100)), _Scripted([("JD", 0.6), ("QD", 0.95)]))
+    assert sorted(out.card.tolist()) == ["JD", "QD"]
+
+
+def test_a_card_half_inside_a_larger_quad_is_kept() -> None:
+    # a trick card under the next: less than ``same_card`` of it lies inside the larger quad
+    out = identify(_dets(_box(0, 0, 120, 200), _box(80, 100, 60, 100)), _Scripted([("JD", 0.6), ("QD", 0.95)]))
+    assert sorted(out.card.tolist()) == ["JD", "QD"]
