@@ -17,7 +17,7 @@ right     labelled cards read right (as far as the label says)
 precision detections that are right, of all detections (``--finder-only``: that land on a card)
 
 ``pinochle-held`` repeats the pinochle row on the half of its photos that ``referee train
---real-photos`` never trains on (the French model since session 13 is trained on the other half).
+--real-photos`` never trains on (the committed French model is trained on the other half; models/README.md).
 """
 
 from __future__ import annotations
