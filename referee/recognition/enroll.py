@@ -17,7 +17,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import cv2
 import numpy as np
 import numpy.typing as npt
 
@@ -27,6 +26,7 @@ from referee.recognition.classifier import CardClassifier
 from referee.recognition.enroll_check import NameCheck, check_names
 from referee.recognition.enroll_fit import fit
 from referee.recognition.enrollment import Enrollment
+from referee.recognition.photos import read_photo
 from referee.recognition.preprocess import MIN_SIDE, check_crop
 from referee.recognition.rectify import cut_card, cut_card_in_box
 
@@ -108,14 +108,6 @@ def _code_of(path: Path, deck: str | None = None) -> str:
     return code
 
 
-def _read(path: Path) -> U8:
-    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
-    if img is None:
-        raise ConfigError(f"cannot read photo {path}")
-    out = np.asarray(img, np.uint8)
-    return out
-
-
 def named_crops(folder: Path, deck: str | None = None) -> list[Named]:
     """One card per photo, named by its code (of ``deck`` when given); every name is checked
     before any photo is read, so a slip is reported at once."""
@@ -128,7 +120,7 @@ def named_crops(folder: Path, deck: str | None = None) -> list[Named]:
         valid = photo_names(deck) if deck else "by a card code and an image suffix, e.g. coppe_3.jpg"
         raise ConfigError(f"--photos: no photos in {folder}: one photo per card, named {valid}")
     codes = [_code_of(p, deck) for p in files]
-    return [(cut_card(_read(p)), code, p.name) for p, code in zip(files, codes, strict=True)]
+    return [(cut_card(read_photo(p)), code, p.name) for p, code in zip(files, codes, strict=True)]
 
 
 def layout_crops(layout: Path, folder: Path) -> list[Named]:
@@ -141,7 +133,7 @@ def layout_crops(layout: Path, folder: Path) -> list[Named]:
         raise ConfigError(f"cannot read layout file {layout}: {exc}") from exc
     for line, row in enumerate(rows, start=2):
         try:
-            img = _read(folder / row["image"])
+            img = read_photo(folder / row["image"])
             x0, y0, x1, y1 = (int(float(row[k])) for k in ("x0", "y0", "x1", "y1"))
             code = BACK if row["code"] == BACK else parse_card(row["code"]).code
             card = cut_card_in_box(img, (x0, y0, x1, y1))  # a box off the photo is named too

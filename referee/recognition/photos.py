@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 import numpy.typing as npt
 
+from referee.errors import ConfigError
 from referee.paths import shared_dir
 from referee.recognition.rectify import cut_card_in_box
 
@@ -74,16 +75,24 @@ def _triestine(folder: Path) -> list[PhotoCard]:
     return out
 
 
+def read_photo(path: Path, cache: dict[Path, U8] | None = None) -> U8:
+    """A photo as BGR pixels, read once per ``cache``; one that cannot be read is a
+    :class:`~referee.errors.ConfigError` naming it."""
+    if cache is not None and path in cache:
+        return cache[path]
+    img = cv2.imread(str(path), cv2.IMREAD_COLOR)
+    if img is None:
+        raise ConfigError(f"cannot read photo {path}")
+    out = np.asarray(img, np.uint8)
+    if cache is not None:
+        cache[path] = out
+    return out
+
+
 def crop(card: PhotoCard, straighten: bool, cache: dict[Path, U8] | None = None) -> U8:
     """The box's pixels (portrait), or the card inside it straightened (what the vision stage
     would hand over; :func:`~referee.recognition.rectify.cut_card_in_box`)."""
-    cache = {} if cache is None else cache
-    if card.image not in cache:
-        img = cv2.imread(str(card.image), cv2.IMREAD_COLOR)
-        if img is None:
-            raise FileNotFoundError(f"cannot read photo {card.image}")
-        cache[card.image] = np.asarray(img, np.uint8)
-    img = cache[card.image]
+    img = read_photo(card.image, cache)
     if straighten:
         return cut_card_in_box(img, card.box)
     x0, y0, x1, y1 = card.box

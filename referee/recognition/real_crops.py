@@ -38,7 +38,7 @@ from referee.cards import BACK
 from referee.errors import ConfigError
 from referee.recognition.enroll_fit import jitter
 from referee.recognition.photo_review import PhotoReview, load_review
-from referee.recognition.photos import PhotoCard, crop, photo_cards
+from referee.recognition.photos import PhotoCard, crop, photo_cards, read_photo
 from referee.recognition.preprocess import resize_crop
 
 U8 = npt.NDArray[np.uint8]
@@ -173,19 +173,17 @@ def build_deck_set(labels: Sequence[str], size: tuple[int, int], seed: int, deck
 
     if not decks:
         raise ConfigError("--real-decks: name the decks to train on (the others stay unseen)")
-    photos = [p for p in deck_photos(root, QUADS if quads is None else quads, decks) if p.quad is not None]
+    photos = [(p, p.quad) for p in deck_photos(root, QUADS if quads is None else quads, decks) if p.quad is not None]
     images: list[U8] = []
     allowed: list[BoolArray] = []
-    for k, photo in enumerate(photos):
-        image = cv2.imread(str(photo.image), cv2.IMREAD_COLOR)
-        if image is None or photo.quad is None:
-            raise ConfigError(f"cannot read photo {photo.image}")
+    for k, (photo, quad) in enumerate(photos):
+        image = read_photo(photo.image)
         mask = np.array([code == photo.card for code in labels], bool)
         if not mask.any():
             raise ConfigError(f"{photo.image}: {photo.card!r} is not a class of the model")
         rng = np.random.default_rng([seed, k])
         for _ in range(variants):
-            images.append(resize_crop(camera_copy(np.asarray(image, np.uint8), photo.quad, rng), size))
+            images.append(resize_crop(camera_copy(image, quad, rng), size))
             allowed.append(mask)
     support = np.ones(len(labels), bool)
     return RealSet(np.stack(images), np.stack(allowed), support, len(photos), len(photos))

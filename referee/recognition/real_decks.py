@@ -27,6 +27,7 @@ import numpy.typing as npt
 from referee.cards import RECOGNISER_LABELS
 from referee.errors import ConfigError
 from referee.paths import REPO_ROOT, shared_dir
+from referee.recognition.photos import read_photo
 from referee.recognition.rectify import warp_portrait
 
 U8 = npt.NDArray[np.uint8]
@@ -147,10 +148,4 @@ def cut(photo: DeckPhoto, cache: dict[Path, U8] | None = None) -> U8:
     """The photo's card straightened to portrait along its verified quad."""
     if photo.quad is None:
         raise ConfigError(f"{photo.image}: no verified quad ({photo.note})")
-    cache = {} if cache is None else cache
-    if photo.image not in cache:
-        img = cv2.imread(str(photo.image), cv2.IMREAD_COLOR)
-        if img is None:
-            raise ConfigError(f"cannot read photo {photo.image}")
-        cache[photo.image] = np.asarray(img, np.uint8)
-    return warp_portrait(cache[photo.image], photo.quad)
+    return warp_portrait(read_photo(photo.image, cache), photo.quad)
