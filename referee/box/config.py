@@ -12,7 +12,6 @@ documented default.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any, Literal
 
 from referee.errors import ConfigError
 from referee.rules import get_game
+from referee.toml_file import parse_toml, read_text, read_toml
 
 DEFAULT_PATH = Path("/etc/referee/config.toml")
 
@@ -194,29 +194,9 @@ def load_config(path: Path) -> BoxConfig:
     return parse_config(read_text(path), str(path), base=path.parent)
 
 
-def read_text(path: Path) -> str:
-    """The config file's text; unreadable or not UTF-8 is a :class:`ConfigError` naming the
-    file (and the line and column of the first byte that is not UTF-8)."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read config file: {exc.strerror or exc}") from exc
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise ConfigError(f"{path}:{line}:{column}: not UTF-8 text (byte 0x{data[exc.start]:02x}): "
-                          "save the config as UTF-8") from exc
-
-
 def parse_config(text: str, where: str = "<config>", base: Path | None = None) -> BoxConfig:
     """Validate TOML text; relative paths in it are relative to ``base`` (the file's folder)."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{where}: not valid TOML: {exc}") from exc
-    return config_from_table(data, where, base)
+    return config_from_table(parse_toml(text, where), where, base)
 
 
 def config_from_table(data: Mapping[str, Any], where: str = "<config>", base: Path | None = None) -> BoxConfig:
@@ -257,11 +237,10 @@ def display_settings(path: Path) -> tuple[DisplayConfig, str] | None:
     parts are sound: the box can still say "config error" on its own display. ``None``
     when the file cannot be read or those parts are wrong too."""
     try:
-        data = tomllib.loads(read_text(path))
-        top = _Reader(str(path), "", data)
+        top = _Reader(str(path), "", read_toml(path))
         language = top.str_("language", "it", LANGUAGES)
         return _display(top.sub("display")), language
-    except (tomllib.TOMLDecodeError, ConfigError):
+    except ConfigError:
         return None
 
 

@@ -14,11 +14,11 @@ written.
 from __future__ import annotations
 
 import argparse
-import tomllib
 from pathlib import Path
 from typing import Any
 
 from referee.errors import ConfigError
+from referee.toml_file import read_toml
 
 #: options that say where a run reads and writes, or how it reports: never part of a recipe
 NOT_RECIPE = frozenset({"out", "cache", "shared", "quiet", "recipe", "recalibrate", "snapshot_minutes", "device"})
@@ -32,11 +32,9 @@ def recipe_keys(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
 def load_recipe(path: Path, parser: argparse.ArgumentParser) -> dict[str, Any]:
     """The recipe's options, each checked against the option it sets."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"recipe {path}: cannot read: {exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"recipe {path}: not valid TOML: {exc}") from exc
+        data = read_toml(path, "file")
+    except ConfigError as exc:
+        raise ConfigError(f"recipe {exc}") from exc
     keys = recipe_keys(parser)
     out: dict[str, Any] = {}
     for key, value in data.items():

@@ -24,12 +24,12 @@ password hash, the format and the entrants. Every error names the file and the k
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from referee.errors import ConfigError
+from referee.toml_file import read_toml
 from referee.tournament import (
     Action,
     Entrant,
@@ -105,13 +105,7 @@ class _Table:
 
 
 def load_service_config(path: Path) -> ServiceConfig:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read config file: {exc.strerror or exc}") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML: {exc}") from exc
-    return parse_service_config(data, str(path), path.parent)
+    return parse_service_config(read_toml(path), str(path), path.parent)
 
 
 def parse_service_config(data: dict[str, Any], where: str, base: Path) -> ServiceConfig:
