@@ -476,13 +476,17 @@ class Box:
         if ended is not None:
             self.store.abandon_match(ended)
             log.info("match %d set aside by the console", ended)
+        self._forget_match()
+        self._show_home()
+        return ended
+
+    def _forget_match(self) -> None:
+        """No match in play: the next deal starts one (the record keeps the old one)."""
         self.match_id, self.referee, self.events_seen = None, Referee(), 0
         self.session.clear()
         self.pending = self.pending_pos = self.question = self.menu = None
         self.turn_since = None
         self.signals.turn(None)
-        self._show_home()
-        return ended
 
     # -- buttons -----------------------------------------------------------------------
     def gesture(self, button: str, kind: str) -> None:
@@ -624,11 +628,7 @@ class Box:
             return
         log.info("game chosen on the menu: %s %s", choice.game, dict(choice.options))
         self.cfg = chosen_game.applied(self.cfg, choice)
-        self.match_id, self.referee, self.events_seen = None, Referee(), 0
-        self.session.clear()
-        self.pending = self.pending_pos = self.question = self.menu = None
-        self.turn_since = None
-        self.signals.turn(None)
+        self._forget_match()
         self.start()
 
     def _picked(self, result: dict[str, Any] | str) -> None:
