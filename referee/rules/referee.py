@@ -52,6 +52,7 @@ from referee.rules.events import (
 from referee.rules.game import Game, deck_lookup, get_game
 from referee.rules.obligations import check_play
 from referee.rules.options import parse_options
+from referee.rules.possible import why_unavailable
 from referee.rules.state import DealResult, DealState, MatchOutcome, MatchState
 from referee.rules.tricks import Trick
 from referee.rules.undo import (
@@ -322,14 +323,9 @@ class Referee:
             void = game.contradicted(deal, seat, card)
             if void is not None:
                 return self._void_declaration(void, ev, card)
-        if not in_known:
-            why_not = (
-                f"{card.code} was already seen this deal"
-                if deal.seen[card] >= game.deck.copies
-                else game.unavailable(deal, seat, card)
-            )
-            if why_not is not None:
-                return rejected(deal, seat, "duplicate_card", why_not, card=card.code)
+        why_not = why_unavailable(game, deal, seat, card)
+        if why_not is not None:
+            return rejected(deal, seat, "duplicate_card", why_not, card=card.code)
         self._deal_events.append(ev)
         return self._record(game, deal, trick, seat, card, in_known)
 
