@@ -52,6 +52,17 @@ def test_hardening_keeps_camera_gpio_and_i2c_devices() -> None:
     assert "AF_UNIX" in v["Service.RestrictAddressFamilies"][0]  # sd_notify socket
 
 
+def test_unit_documentation_points_at_docs_install_sh_copies() -> None:
+    """`systemctl help referee` opens these: files install.sh copies to /opt/referee/app, not a
+    web address a box without internet (IPAddressDeny=any) could not reach anyway."""
+    installed_app = "file:/opt/referee/app/"
+    docs = unit_values()["Unit.Documentation"][0].split()
+    assert docs
+    for uri in docs:
+        assert uri.startswith(installed_app), uri
+        assert (REPO_ROOT / uri.removeprefix(installed_app)).is_file(), uri
+
+
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
 def test_systemd_analyze_verify_prints_nothing() -> None:
     result = subprocess.run(["bash", str(HARDWARE / "check-unit.sh")], capture_output=True, text=True)
