@@ -1,7 +1,7 @@
 """Which real cards two French models read differently through the vision pipeline.
 
     nice -n 10 .venv/bin/python benchmarks/recognition_flips.py --a models \
-        --b build/recognition/s6/french --out build/recognition/s6/flips [--sets pinochle epfl] [--limit N]
+        --b build/recognition/candidate/french --out build/recognition/candidate/flips [--sets pinochle epfl] [--limit N]
 
 Runs ``referee detect``'s code (``detect_image``, as ``vision_photos.py`` does) with each model on
 every photo and compares them card by card: per labelled card, ``right`` (a detection on it reads

@@ -1,7 +1,7 @@
 """Non-cards read as cards: how often each model accepts what is not a face-up card.
 
     .venv/bin/python benchmarks/recognition_negatives.py --deck italian \
-        --model-dir models --model-dir build/recognition/r2/italian
+        --model-dir models --model-dir build/recognition/candidate/italian
 
 Three kinds of crop, each counted at the pipeline's thresholds (a read >= 0.3 is a detection,
 ``FramePipeline.min_confidence``; >= 0.6 is what the stock hypotheses need; >= 0.9 is 'sure'):
