@@ -25,7 +25,7 @@ from typing import Any
 from referee.box import chosen_game
 from referee.box.answers import no_play_answer, restore_answers
 from referee.box.buttons import GESTURES, MENU_GESTURES
-from referee.box.config import BoxConfig
+from referee.box.config import GAMES, BoxConfig
 from referee.box.deal_card_menu import DealCardMenu, PlayedCardMenu, missing_deal_card
 from referee.box.display import ScreenSink
 from referee.box.entry_menu import EntryMenu, GameChoice
@@ -148,10 +148,30 @@ class Box:
         self._show_home()
         return self.store.last_source_pos(match)
 
-    def _match_config(self) -> dict[str, Any]:
+    def _match_config(self, event: Mapping[str, Any], referee: Referee) -> tuple[str, dict[str, Any]]:
+        """The game a new match is filed under, and its config: the configured game's, unless
+        its first deal (set up on the console) is of another game: then that deal's."""
         g = self.cfg.game
-        return {"game": g.name, "deck": g.deck, "seats": list(g.seats),
-                "teams": [list(t) for t in g.teams], "options": dict(g.options)}
+        game, deal = referee.game, referee.deal
+        if game is None or deal is None or game.name == g.name:
+            return g.name, {"game": g.name, "deck": g.deck, "seats": list(g.seats),
+                            "teams": [list(t) for t in g.teams], "options": dict(g.options)}
+        options = event.get("options")
+        return game.name, {"game": game.name, "deck": GAMES.get(game.name, (g.deck,))[0], "seats": list(deal.seats),
+                           "teams": [list(t) for t in game.teams(deal) or ()],
+                           "options": dict(options) if isinstance(options, Mapping) else {}}
+
+    def _filing(self, event: Mapping[str, Any], referee: Referee) -> tuple[str, dict[str, Any]] | None:
+        """A match's first deal, of a game other than the one the match is filed under (it
+        was begun by a dealer draw, which names no game): the game and config to file it
+        under now."""
+        deal = referee.deal
+        if event.get("event") != "deal" or deal is None or deal.number != 1 or self.match_id is None:
+            return None
+        filed = self._match_config(event, referee)
+        if self.store.match_config(self.match_id).get("game") == filed[0]:
+            return None
+        return filed
 
     def attach_vision(self, tracker: Any) -> None:
         """Camera plays from now on are decided by a :class:`PlayArbiter` over ``tracker`` (the
@@ -209,16 +229,17 @@ class Box:
             log.warning("event %d rejected: %s", line, exc)
             calls = [ErrorCall(line, str(exc)).to_dict()]
         if self.match_id is None:
-            self.match_id = self.store.begin_match(self.cfg.game.name, self._match_config())
+            self.match_id = self.store.begin_match(*self._match_config(event, referee))
             self.referee, self.events_seen = referee, 0
         ends = any(c["call"] == "match_end" for c in calls)
+        accepted = not any(c["call"] == "error" for c in calls)
+        filed_as = self._filing(event, referee) if accepted else None
         try:
-            self.store.append(self.match_id, event, calls, source_pos, ends_match=ends)
+            self.store.append(self.match_id, event, calls, source_pos, ends_match=ends, filed_as=filed_as)
         except StateError:
             self.referee = _rebuild(self.store.events(self.match_id))  # memory = disk again
             raise
         self.events_seen += 1
-        accepted = not any(c["call"] == "error" for c in calls)
         if self.arbiter is not None and accepted:
             self._arbiter_saw(event, calls)
         if event.get("event") == "deal" and accepted:  # a refused deal leaves the table as it is
@@ -547,7 +568,8 @@ class Box:
         """Undo the last play; right after a match ended (even once the next match's deal was
         entered) that is the ended match's last play: its record is reopened first."""
         if self.match_id is None or not _can_undo(self.store.events(self.match_id)):
-            previous = self.store.previous_match(self.cfg.game.name, self.match_id)
+            game = self.referee.game  # the match just ended: maybe a game chosen on the console
+            previous = self.store.previous_match(game.name if game else self.cfg.game.name, self.match_id)
             if previous is not None and _can_undo(self.store.events(previous)):
                 self.store.reopen_match(previous, abandon=self.match_id)
                 events = self.store.events(previous)

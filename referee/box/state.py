@@ -294,10 +294,13 @@ class MatchStore:
         source_pos: int | None = None,
         *,
         ends_match: bool = False,
+        filed_as: tuple[str, Mapping[str, Any]] | None = None,
     ) -> None:
         """Record one event and the calls it produced, atomically (with the match's end when
         the calls end it, so a restart never resumes a finished match, and with the source's
-        position, so a restart goes on after this event, in this match or the next)."""
+        position, so a restart goes on after this event, in this match or the next).
+        ``filed_as``: the match's game and config, known only now (a match begun by a dealer
+        draw, which names no game, is filed under its first deal's game)."""
         now = time.time()
         insert = "INSERT INTO records (match_id, seq, t, kind, body, source_pos) VALUES (?, ?, ?, ?, ?, ?)"
         bodies = [("event", _dump(event), source_pos)] + [("call", _dump(c), None) for c in calls]
@@ -309,6 +312,9 @@ class MatchStore:
                 cur.execute(insert, (match_id, seq0 + i, now, kind, body, pos))
             if ends_match:
                 cur.execute("UPDATE matches SET ended = ? WHERE id = ?", (now, match_id))
+            if filed_as is not None:
+                cur.execute("UPDATE matches SET game = ?, config = ? WHERE id = ?",
+                            (filed_as[0], json.dumps(filed_as[1], sort_keys=True), match_id))
             self._move_source(cur, source_pos, match_id, now)
 
     def append_answer(self, match_id: int, answer: Mapping[str, Any]) -> None:
