@@ -7,6 +7,7 @@ from referee.tournament.actions import (
     OrganiserResult,
     Register,
     Start,
+    WithdrawBoxResult,
     action_from_dict,
     action_to_dict,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "TableAssignment",
     "Tournament",
     "TournamentError",
+    "WithdrawBoxResult",
     "action_from_dict",
     "action_to_dict",
 ]

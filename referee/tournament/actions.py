@@ -42,6 +42,16 @@ class BoxResult:
 
 
 @dataclass(frozen=True)
+class WithdrawBoxResult:
+    """A box's ``match_end`` undone at the table after the tournament took it: the result of
+    that box match is withdrawn (the bracket or the evening goes back) until the box ends the
+    match again."""
+
+    table: int
+    box_match: int
+
+
+@dataclass(frozen=True)
 class OrganiserResult:
     """A result entered by hand (a table without a box) or a correction of one, with who
     entered it and why. ``winner`` and ``score`` name entrants."""
@@ -57,7 +67,7 @@ class OrganiserResult:
             raise TournamentError(f"result for {self.match}: who and why are both required")
 
 
-Action = Register | Start | BoxResult | OrganiserResult
+Action = Register | Start | BoxResult | WithdrawBoxResult | OrganiserResult
 
 
 def action_to_dict(action: Action) -> dict[str, Any]:
@@ -75,6 +85,8 @@ def action_to_dict(action: Action) -> dict[str, Any]:
     if isinstance(action, BoxResult):
         return {"action": "box_result", "table": action.table, "box_match": action.box_match,
                 "winner": action.winner, "score": dict(action.score)}
+    if isinstance(action, WithdrawBoxResult):
+        return {"action": "withdraw_box_result", "table": action.table, "box_match": action.box_match}
     return {"action": "organiser_result", "match": action.match, "winner": action.winner,
             "score": dict(action.score), "who": action.who, "why": action.why}
 
@@ -138,9 +150,12 @@ def action_from_dict(d: Mapping[str, Any]) -> Action:
         return Start(form, k.int_("seed", 0))
     if kind == "box_result":
         return BoxResult(k.int_("table"), k.int_("box_match"), k.opt_str("winner"), k.score("score"))
+    if kind == "withdraw_box_result":
+        return WithdrawBoxResult(k.int_("table"), k.int_("box_match"))
     if kind == "organiser_result":
         return OrganiserResult(k.str_("match"), k.opt_str("winner"), k.score("score"),
                                k.str_("who"), k.str_("why"))
     raise TournamentError(
-        f"action: {kind!r}: expected 'register', 'start', 'box_result' or 'organiser_result'"
+        f"action: {kind!r}: expected 'register', 'start', 'box_result', 'withdraw_box_result' "
+        "or 'organiser_result'"
     )

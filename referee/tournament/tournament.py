@@ -16,7 +16,14 @@ import random
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from referee.tournament.actions import Action, BoxResult, OrganiserResult, Register, Start
+from referee.tournament.actions import (
+    Action,
+    BoxResult,
+    OrganiserResult,
+    Register,
+    Start,
+    WithdrawBoxResult,
+)
 from referee.tournament.decks import pick_deck
 from referee.tournament.entrants import Entrant
 from referee.tournament.errors import TournamentError
@@ -45,6 +52,14 @@ class Correction:
     after: Result
     who: str
     why: str
+
+
+@dataclass(frozen=True)
+class Withdrawal:
+    """A box's result withdrawn because the table undid the match's last play after it ended."""
+
+    match: str
+    result: Result
 
 
 @dataclass
@@ -89,6 +104,7 @@ class Tournament:
     matches: dict[str, Match] = field(default_factory=dict)
     corrections: list[Correction] = field(default_factory=list)
     applied: set[tuple[int, int]] = field(default_factory=set)  # (table, box match) results taken
+    withdrawals: list[Withdrawal] = field(default_factory=list)
     round: int = 0
 
     @classmethod
@@ -107,6 +123,8 @@ class Tournament:
             self._start(action.format, action.seed)
         elif isinstance(action, BoxResult):
             self._box_result(action)
+        elif isinstance(action, WithdrawBoxResult):
+            self._withdraw(action)
         else:
             self._organiser_result(action)
         self._advance()
@@ -170,6 +188,38 @@ class Tournament:
         score = {by_side[s]: v for s, v in action.score.items()}
         match.result = Result(winner, score, "box", action.table, action.box_match)
         self.applied.add(key)
+
+    def _withdraw(self, action: WithdrawBoxResult) -> None:
+        """Take back the result of box match ``(table, box_match)``: the match is in play at
+        its table again. What followed from it and has not been played is undone too (a
+        knockout match its winner was seated in, an evening round seated on the ranking); what
+        was played already cannot be, and the organiser corrects it by hand."""
+        key = (action.table, action.box_match)
+        match = next((m for m in self.matches.values() if m.result is not None
+                      and m.result.source == "box" and (m.result.table, m.result.box_match) == key), None)
+        if match is None:
+            raise TournamentError(f"table {action.table}: box match {action.box_match} has no result "
+                                  "counted from the box (none taken, or the organiser's stands)")
+        later = [m for m in self.matches.values() if any(s.winner_of == match.id for s in m.slots)
+                 or (isinstance(self.format, Evening) and m.round > match.round)]
+        played = [m.id for m in later if m.result is not None]
+        if played:
+            raise TournamentError(f"match {match.id}: {', '.join(played)} already played on its result; "
+                                  f"the organiser corrects {played[0]} first")
+        assert match.result is not None
+        self.withdrawals.append(Withdrawal(match.id, match.result))
+        for m in later:  # seated on a result that no longer stands
+            if isinstance(self.format, Evening):
+                del self.matches[m.id]
+            else:
+                m.table = m.deck = None
+        if later and isinstance(self.format, Evening):
+            self.round = match.round
+        for m in self.matches.values():  # the table given on meanwhile: the match goes back to it
+            if m is not match and m.table == match.table and m.result is None:
+                m.table = m.deck = None
+        match.result = None
+        self.applied.discard(key)
 
     def _organiser_result(self, action: OrganiserResult) -> None:
         match = self.matches.get(action.match)

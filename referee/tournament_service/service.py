@@ -32,6 +32,7 @@ from referee.tournament import (
     TableAssignment,
     Tournament,
     TournamentError,
+    WithdrawBoxResult,
 )
 from referee.tournament.messages import (
     MessageError,
@@ -196,7 +197,11 @@ class Service:
 
     def _result(self, msg: RecordMessage) -> Action | None:
         """The result a box's ``match_end`` carries, when the tournament takes it (else it is
-        logged: the organiser enters it by hand, and the box record is kept all the same)."""
+        logged: the organiser enters it by hand, and the box record is kept all the same); or
+        its withdrawal, when the box undid a play of a match whose result was taken."""
+        if msg.kind == "call" and msg.body.get("call") == "undo" and (
+                (msg.table, msg.match) in self.tournament.applied):
+            return self._trial(WithdrawBoxResult(msg.table, msg.match), "result not withdrawn")
         if msg.kind != "call" or msg.body.get("call") != "match_end":
             return None
         current = self.tournament.at_table(msg.table)
@@ -211,12 +216,20 @@ class Service:
             return None
         action = BoxResult(msg.table, msg.match, winner if isinstance(winner, str) else None,
                            {str(k): int(v) for k, v in score.items() if isinstance(v, int)})
+        return self._trial(action, "result not taken")
+
+    def _trial(self, action: Action, refused: str) -> Action | None:
+        """``action`` when the tournament can take it; else logged (the organiser enters or
+        corrects the result by hand) and ``None``: the box's record is kept all the same."""
         trial = copy.deepcopy(self.tournament)
         try:
             trial.apply(action)
         except TournamentError as exc:
-            log.warning("result not taken (enter it by hand): %s", exc)
+            log.warning("%s (the organiser corrects it by hand): %s", refused, exc)
             return None
+        if isinstance(action, WithdrawBoxResult):
+            log.warning("table %d: box match %d undone after its end: its result is withdrawn",
+                        action.table, action.box_match)
         return action
 
     def _ask(self, table: int, match: int, from_seq: int) -> None:
