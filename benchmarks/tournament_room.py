@@ -10,7 +10,9 @@ The broker runs the shipped configuration (``hardware/mosquitto``), the service 
 for ``--cut-s`` seconds (its connection goes through a proxy that drops it and refuses it).
 
 Printed: the end-to-end delay from a box's recorded event or call to the service's record of it
-(median, p95, max; all records and those of boxes never cut), the broker's and the service's
+and to the room page (a WebSocket client of the page's live channel, as a browser showing the
+page is: each push names the last record it reflects per table) (median, p95, max; all records
+and those of boxes never cut), the broker's and the service's
 CPU and peak memory, and the check against the boxes' own records: records lost, records
 taken twice, results applied twice, and whether the bracket and the standings equal those
 computed from the boxes' records alone.
@@ -23,11 +25,14 @@ computed from the boxes' records alone.
 from __future__ import annotations
 
 import argparse
+import asyncio
+import bisect
 import contextlib
 import json
 import logging
 import os
 import queue
+import re
 import signal
 import socket
 import subprocess
@@ -102,6 +107,59 @@ class CutProxy(threading.Thread):
             self.sockets = []
         else:
             self.cut.clear()
+
+
+class RoomWatcher(threading.Thread):
+    """The room page's live channel (``/ws``), as a browser showing the page gets it: when each
+    table's records first appeared on the page. Reconnects while the service is down."""
+
+    RECORDS = re.compile(r'data-records="([0-9: ]*)"')
+
+    def __init__(self, port: int, stop: threading.Event) -> None:
+        super().__init__(name="room-page", daemon=True)
+        self.url, self.stop = f"http://127.0.0.1:{port}/ws", stop
+        #: table -> [(box match, seq)] in the order shown, and when each was shown first
+        self.keys: dict[int, list[tuple[int, int]]] = {}
+        self.times: dict[int, list[float]] = {}
+        self.pushes = 0
+
+    def run(self) -> None:
+        asyncio.run(self._watch())
+
+    async def _watch(self) -> None:
+        import aiohttp
+
+        async with aiohttp.ClientSession() as session:
+            while not self.stop.is_set():
+                try:
+                    async with session.ws_connect(self.url, heartbeat=5) as ws:
+                        while not self.stop.is_set():
+                            with contextlib.suppress(asyncio.TimeoutError):
+                                msg = await ws.receive(timeout=0.5)
+                                if msg.type != aiohttp.WSMsgType.TEXT:
+                                    break
+                                self._shown(msg.data, time.time())
+                except (aiohttp.ClientError, OSError):
+                    await asyncio.sleep(0.3)
+
+    def _shown(self, html: str, now: float) -> None:
+        self.pushes += 1
+        m = self.RECORDS.search(html)
+        for item in (m.group(1).split() if m else []):
+            table, match, seq = (int(x) for x in item.split(":"))
+            keys = self.keys.setdefault(table, [])
+            if not keys or (match, seq) > keys[-1]:
+                keys.append((match, seq))
+                self.times.setdefault(table, []).append(now)
+
+    def shown_at(self, table: int, match: int, seq: int, not_before: float) -> float | None:
+        """When the page first showed ``(match, seq)`` of ``table`` or a later record of it,
+        at or after ``not_before`` (the service's record of it)."""
+        keys, times = self.keys.get(table, []), self.times.get(table, [])
+        for i in range(bisect.bisect_left(keys, (match, seq)), len(keys)):
+            if times[i] >= not_before:
+                return times[i]
+        return None
 
 
 class SimBox(threading.Thread):
@@ -233,12 +291,13 @@ def write_service_config(root: Path, broker: Mosquitto, args: argparse.Namespace
 
 
 def check(root: Path, config: Path, boxes: list[SimBox], cut_table: int | None,
-          windows: list[tuple[float, float]]) -> None:
+          windows: list[tuple[float, float]], room: RoomWatcher) -> None:
     """Compare the service's record with the boxes' own records. ``windows``: (from, to) wall
     times of the faults and their recovery, for the delay figures outside them."""
     service = TournamentStore.open(root / "service")
     delays, delays_clean, delays_calm = [], [], []
-    lost = total = 0
+    page, page_clean, page_calm = [], [], []
+    lost = total = unseen = 0
     ends: dict[tuple[int, int], BoxResult] = {}
     for box in boxes:
         with MatchStore.open(box.state, read_only=True) as store:
@@ -252,10 +311,19 @@ def check(root: Path, config: Path, boxes: list[SimBox], cut_table: int | None,
                         lost += 1
                         continue
                     delays.append(times[r.seq] - r.t)
+                    shown = room.shown_at(box.table, info.id, r.seq, times[r.seq])
+                    if shown is None:
+                        unseen += 1
+                    else:
+                        page.append(shown - r.t)
                     if box.table != cut_table:
                         delays_clean.append(times[r.seq] - r.t)
+                        if shown is not None:
+                            page_clean.append(shown - r.t)
                         if not any(a <= r.t <= b for a, b in windows):
                             delays_calm.append(times[r.seq] - r.t)
+                            if shown is not None:
+                                page_calm.append(shown - r.t)
                     if r.kind == "call" and r.body.get("call") == "match_end":
                         ends[(box.table, info.id)] = BoxResult(
                             box.table, info.id, r.body.get("winner"), r.body["score"])
@@ -292,6 +360,12 @@ def check(root: Path, config: Path, boxes: list[SimBox], cut_table: int | None,
           f"max {ms(delays_clean, 1.0)}")
     print(f"  and recorded outside the faults and their recovery ({len(delays_calm)} records): "
           f"median {ms(delays_calm, 0.5)}, p95 {ms(delays_calm, 0.95)}, max {ms(delays_calm, 1.0)}")
+    print(f"delay box record -> room page (its WebSocket, {room.pushes} pushes): median {ms(page, 0.5)}, "
+          f"p95 {ms(page, 0.95)}, max {ms(page, 1.0)} (all records; {unseen} never shown on the page)")
+    print(f"  boxes never cut: median {ms(page_clean, 0.5)}, p95 {ms(page_clean, 0.95)}, "
+          f"max {ms(page_clean, 1.0)}")
+    print(f"  and recorded outside the faults and their recovery ({len(page_calm)} records): "
+          f"median {ms(page_calm, 0.5)}, p95 {ms(page_calm, 0.95)}, max {ms(page_calm, 1.0)}")
     print(f"bracket equal to the boxes' records: {same_bracket}; standings equal: "
           f"{expected.standings() == got.standings()}; finished: {got.finished}")
     service.close()
@@ -330,6 +404,8 @@ def main() -> int:
                     args.game, args.real_s / args.speed, stop) for t in range(1, args.tables + 1)]
     for box in boxes:
         box.start()
+    room = RoomWatcher(web_port, stop)
+    room.start()
     t0 = time.monotonic()
     faults = [(20.0, "kill service"), (45.0, "restart broker"), (60.0, "cut box"),
               (60.0 + args.cut_s, "reconnect box"), (90.0, "kill service")] if args.faults else []
@@ -340,6 +416,11 @@ def main() -> int:
     down_since: float | None = None
     print(f"{args.tables} tables, {args.format} of {args.game}, {args.speed:g}x pace "
           f"({args.real_s / args.speed:.2f} s per event), faults: {[f for _, f in faults]}", flush=True)
+    if args.faults:
+        print(f"  table {cut_table} cut off for {args.cut_s:g} s of wall time = "
+              f"{args.cut_s * args.speed / 60:.1f} min of real play at {args.speed:g}x "
+              f"({args.cut_s * args.speed / args.real_s:.0f} events at {args.real_s:g} s each); "
+              f"the service SIGKILLed twice, the broker restarted once", flush=True)
     while time.monotonic() - t0 < args.timeout_s:
         now = time.monotonic() - t0
         while faults and faults[0][0] <= now:
@@ -377,6 +458,7 @@ def main() -> int:
     wall = time.monotonic() - t0
     time.sleep(3.0)  # the last records' acknowledgements
     stop.set()
+    room.join(5)
     for box in boxes:
         box.join(10)
         box.close()
@@ -389,7 +471,7 @@ def main() -> int:
           f"{broker_rss / 1024:.1f} MB")
     print(f"service CPU {service.cpu_s:.1f} s over {1 + 2 * args.faults} runs ({100 * service.cpu_s / wall:.1f}% of one core), "
           f"peak RSS {max(service.peak_rss_kb, service_samples[1]) / 1024:.1f} MB")
-    check(root, config, boxes, cut_table, windows)
+    check(root, config, boxes, cut_table, windows, room)
     print(f"records kept in {root}")
     return 0 if finished else 1
 

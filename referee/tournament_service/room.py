@@ -52,7 +52,10 @@ def _tables(t: Tournament, live: dict[int, LiveTable], w: dict[str, str]) -> str
         rows.append(f'<li><b>{w["table"]} {a.table}</b>: {names}{deck}{state}'
                     f'<div class="score">{score}</div></li>')
     body = "\n".join(rows) or f"<li>{w['none']}</li>"
-    return f'<section id="tables"><h2>{w["tables"]}</h2><ul>{body}</ul></section>'
+    # the last record the page reflects, per table ("table:box match:seq"): how fresh it is
+    seen = " ".join(f"{n}:{lt.box_match}:{lt.seq}" for n, lt in sorted(live.items()) if lt.box_match)
+    return (f'<section id="tables" data-records="{seen}"><h2>{w["tables"]}</h2>'
+            f'<ul>{body}</ul></section>')
 
 
 def _bracket(t: Tournament, w: dict[str, str]) -> str:

@@ -58,6 +58,7 @@ class LiveTable:
     """A table's match in progress as the boxes report it (for the room page)."""
 
     box_match: int = 0
+    seq: int = 0  # the last record taken of ``box_match``
     game: str = ""
     deals: int = 0
     score: dict[str, int] = field(default_factory=dict)  # by side: deals won, or points
@@ -248,6 +249,8 @@ class Service:
             if msg.match < live.box_match:
                 return  # an older match sent again: the table has moved on
             live.box_match, live.game, live.deals, live.score = msg.match, msg.game, 0, {}
+            live.seq = 0
+        live.seq = max(live.seq, msg.seq)
         if msg.kind == "call" and msg.body.get("call") == "deal_end":
             live.deals += 1
             running_score(msg.game, live.score, msg.body)

@@ -84,6 +84,29 @@ def test_page_gets_the_new_room_over_the_websocket(tmp_path: Path) -> None:
     with_client(service, body)
 
 
+def test_each_push_names_the_last_record_it_reflects_per_table(tmp_path: Path) -> None:
+    """The room's live channel says which box record it shows, table by table (what the
+    benchmark measures the delay to): a record taken is in the next push."""
+    service = service_with_one_result(tmp_path)
+    store = box_store(tmp_path, 2)
+    msgs = messages(store, 2, record_match(store, "briscola-4", 12, upto=5))
+
+    async def body(client: Client) -> None:
+        ws = await client.ws_connect("/ws")
+        first = await ws.receive_str(timeout=5)
+        assert f'data-records="1:1:{len(messages(box_store(tmp_path, 1), 1, 1))}"' in first
+        service.handle(topic(2, "record"), msgs[0].to_bytes())
+        update = await ws.receive_str(timeout=5)
+        assert f" 2:{msgs[0].match}:1\"" in update
+        for m in msgs[1:]:
+            service.handle(topic(2, "record"), m.to_bytes())
+        while f" 2:{msgs[0].match}:{msgs[-1].seq}\"" not in update:
+            update = await ws.receive_str(timeout=5)
+        await ws.close()
+
+    with_client(service, body)
+
+
 def test_organiser_result_needs_the_password_and_records_who_and_why(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
