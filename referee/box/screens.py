@@ -423,6 +423,30 @@ class MessageScreen(Screen):
             c.text(seat_text(lang, self.line), (0, HEIGHT - 14, WIDTH, HEIGHT), largest=12)
 
 
+@dataclass(frozen=True)
+class AssignmentScreen(Screen):
+    """What the tournament service told this table to play ("Tavolo 3: Rossi/Bianchi -
+    Verdi/Neri"): the table, the round, who sits down; shown until the match's first deal."""
+
+    table: int
+    sides: Sequence[str]  # each side's name: a pair "Rossi/Bianchi" or one player
+    round: int | None = None
+
+    def paint(self, c: Canvas, lang: str) -> None:
+        c.header(tr(lang, "table_n", n=self.table), tr(lang, "round_n", n=self.round) if self.round else "")
+        top = HEADER_H + 2
+        if len(self.sides) == 2:  # one side per line, "contro" between
+            c.text(self.sides[0], (1, top, WIDTH - 1, top + 18), largest=16)
+            c.text(tr(lang, "versus"), (1, top + 18, WIDTH - 1, top + 29), largest=10)
+            c.text(self.sides[1], (1, top + 29, WIDTH - 1, HEIGHT - 1), largest=16)
+            return
+        rows = max(1, (len(self.sides) + 1) // 2)  # players two to a line
+        row_h = (HEIGHT - top) // rows
+        for i in range(rows):
+            line = " · ".join(self.sides[2 * i:2 * i + 2])
+            c.text(line, (1, top + i * row_h, WIDTH - 1, top + (i + 1) * row_h), largest=14)
+
+
 def screen_for_call(call: Mapping[str, Any]) -> tuple[Screen, str] | None:
     """The screen the box shows for a referee call and its kind (how long it stays; see
     ``referee.box.app.SHOW_S``), or ``None`` for calls with no screen of their own (``turn``).

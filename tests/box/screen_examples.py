@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from referee.box.screens import (
+    AssignmentScreen,
     CalibrateScreen,
     ConfirmScreen,
     DealerScreen,
@@ -85,6 +86,9 @@ EXAMPLES: dict[str, Screen] = {
     "fault_state": FaultScreen(what_key="fault_state", retries=1),
     "fault_start": FaultScreen(what_key="fault_start"),
     "fault_config": FaultScreen(what_key="fault_config"),
+    # the tournament's assignment, before the match's first deal
+    "assignment": AssignmentScreen(3, ("Rossi/Bianchi", "Verdi/Neri"), round=1),
+    "assignment_five": AssignmentScreen(12, ("Rossi", "Bianchi", "Verdi", "Neri", "Gallo"), round=2),
     "ready": MessageScreen(title_key="ready", big="Briscola 4", line="N W S E"),
     "partner": MessageScreen(title_key="partner", big="D", line="3 Cop"),
     "undo": MessageScreen(title_key="undo", big="N: 3 Cop"),
