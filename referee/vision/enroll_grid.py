@@ -15,7 +15,9 @@ lifted an unknown deck from 1 % to 95 %).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -24,13 +26,18 @@ import numpy.typing as npt
 
 from referee.cards import DECKS, RECOGNISER_LABELS, deck_family, parse_card
 from referee.errors import BadCardError, ConfigError
-from referee.vision.finder import CardFinder, portrait_order, rectify
+from referee.vision.finder import CardFinder, FinderConfig, portrait_order, rectify
 
 U8 = npt.NDArray[np.uint8]
 F32 = npt.NDArray[np.float32]
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp")
 #: cards are cut at this height (px), keeping their own aspect
 CUT_HEIGHT = 192
+#: the most cards one photo of a laid-out deck holds (a whole 52-card deck and some slack)
+MOST_CARDS = 64
+#: a found card's sides may differ from the median card's by this share (the mat's square
+#: markers and pips proposed as cards differ by far more; cards of one deck by a few percent)
+SIZE_SLACK = 0.15
 
 
 def deck_order(family: str, order: str | None = None) -> list[str]:
@@ -81,17 +88,68 @@ def reading_order(quads: Sequence[F32]) -> list[int]:
     return [i for row in rows for i in sorted(row, key=lambda j: float(centres[j, 0]))]
 
 
-def cards_in_photo(image: U8) -> list[U8]:
-    """The cards found in one photo, cut straight, in reading order."""
-    dets = CardFinder().find(image)
+def card_quads(image: U8, most: int = MOST_CARDS, markers: Sequence[Sequence[float]] = ()) -> list[F32]:
+    """The quads of the cards laid out in ``image`` (portrait-ordered, image px), in reading
+    order. The finder looks for up to ``most`` cards (a live frame holds a few, a laid-out deck
+    all of them); what is not card-sized and card-shaped like most of the others (a pip
+    proposed from a card) or holds one of the mat's corner markers (``markers``: their centres
+    in image px where the table's layout is known; those found in the image too) is left out."""
+    dets = CardFinder(replace(FinderConfig(), max_candidates=most + 16)).find(image)
     firsts = sorted({int(np.flatnonzero(dets.group == g)[0]) for g in set(dets.group.tolist())})
     quads = [portrait_order(np.asarray(dets.quad[i], np.float32)) for i in firsts]
-    out = []
-    for i in reading_order(quads):
-        q = quads[i]
-        aspect = float(np.linalg.norm(q[1] - q[2])) / max(1e-6, float(np.linalg.norm(q[0] - q[1])))
-        out.append(rectify(image, q, (max(8, round(CUT_HEIGHT / aspect)), CUT_HEIGHT)))
-    return out
+    quads = _like_the_others(_off_the_markers(image, quads, markers))
+    return [quads[i] for i in reading_order(quads)]
+
+
+def _off_the_markers(image: U8, quads: Sequence[F32], markers: Sequence[Sequence[float]]) -> list[F32]:
+    """The quads that hold none of the mat's corner markers (the finder grows a card-sized
+    quad from a marker's white border; on a French deck it is as big as a card) and lie
+    wholly in the frame."""
+    from referee.vision.calibrate import find_markers
+
+    centres = [*(m.mean(axis=0) for m in find_markers(image).values()), *markers]
+    h, w = image.shape[:2]
+    return [q for q in quads
+            if not any(cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(c[0]), float(c[1])), False) >= 0
+                       for c in centres)
+            # a card laid out for the camera lies wholly in the frame; a quad the finder grew
+            # past the frame's edge is a marker it could not tell, or a card half out of view
+            and q.min() >= 0 and (q[:, 0] <= w - 1).all() and (q[:, 1] <= h - 1).all()]
+
+
+def _like_the_others(quads: Sequence[F32]) -> list[F32]:
+    """The quads whose short and long sides are within :data:`SIZE_SLACK` of the median card's,
+    each centre inside no bigger quad kept before it (one card found twice)."""
+    if not quads:
+        return []
+    sides = np.array([_sides(q) for q in quads])
+    short, long = np.median(sides, axis=0)
+    ok = (np.abs(sides[:, 0] / short - 1) <= SIZE_SLACK) & (np.abs(sides[:, 1] / long - 1) <= SIZE_SLACK)
+    kept: list[int] = []
+    for i in sorted((int(j) for j in np.flatnonzero(ok)), key=lambda j: -float(sides[j].prod())):
+        centre = quads[i].mean(axis=0)
+        if not any(cv2.pointPolygonTest(quads[k].reshape(-1, 1, 2), (float(centre[0]), float(centre[1])), False) >= 0
+                   for k in kept):
+            kept.append(i)
+    return [quads[i] for i in sorted(kept)]
+
+
+def _sides(quad: F32) -> tuple[float, float]:
+    """(short side, long side) of a portrait-ordered quad, each the mean of its two edges."""
+    short = (np.linalg.norm(quad[1] - quad[0]) + np.linalg.norm(quad[2] - quad[3])) / 2
+    long = (np.linalg.norm(quad[2] - quad[1]) + np.linalg.norm(quad[3] - quad[0])) / 2
+    return float(short), float(long)
+
+
+def cut(image: U8, quad: F32) -> U8:
+    """The card under ``quad`` cut straight, :data:`CUT_HEIGHT` tall at its own aspect."""
+    short, long = _sides(quad)
+    return rectify(image, quad, (max(8, round(CUT_HEIGHT * short / max(1e-6, long))), CUT_HEIGHT))
+
+
+def cards_in_photo(image: U8) -> list[U8]:
+    """The cards found in one photo, cut straight, in reading order."""
+    return [cut(image, q) for q in card_quads(image)]
 
 
 def grid_crops(folder: Path, order: Sequence[str]) -> list[tuple[U8, str]]:
@@ -132,3 +190,172 @@ def contact_sheet(samples: Sequence[tuple[U8, str]], columns: int = 10, height: 
     blank = np.full_like(tiles[0], 255)
     rows = [tiles[i:i + columns] for i in range(0, len(tiles), columns)]
     return np.vstack([np.hstack(r + [blank] * (columns - len(r))) for r in rows])
+
+
+# ---- a deck laid out under the box's own camera ---------------------------------------------
+#: a card's height in the box camera's frame at the usual mounting (Camera Module 3 Wide 76 cm
+#: over the table, 1280x720: a 9 cm card is ~115 px tall), the size a grid is planned for
+#: when no card was measured
+CARD_HEIGHT_FRAC = 0.16
+#: height over width of the families' cards (Trevisane/Napoletane ~1.8, French ~1.4)
+CARD_ASPECT = {"italian": 1.8, "french": 1.4}
+#: below this height (px) the recogniser reads worse than the live loop needs: such a grid is
+#: refused rather than planned
+MIN_CARD_PX = 80
+#: the space left between two cards, a share of a card's width (columns) and height (rows):
+#: the finder parts cards that lie this far apart on a cloth darker than the cards
+GAP_X, GAP_Y = 0.3, 0.15
+#: the share of the frame's width and height a grid may cover (the mat's markers sit in the
+#: corners, and the light falls off at the frame's edge)
+USABLE = 0.9
+
+
+class LayoutError(ConfigError):
+    """A frame of the laid-out deck that cannot be read card by card: ``problems`` name the
+    grid positions (row, column and the card the order puts there)."""
+
+    def __init__(self, message: str, problems: Sequence[str]) -> None:
+        super().__init__(message)
+        self.problems = tuple(problems)
+
+
+@dataclass(frozen=True)
+class GridPlan:
+    """How a deck of ``cards`` is laid out under the camera: ``layouts`` times (one after
+    the other when the frame cannot hold them all), each in ``rows`` rows of ``columns``
+    cards, the deck's order read row by row; the last layout may hold fewer."""
+
+    cards: int
+    columns: int
+    rows: int
+    card_px: float  # the cards' height in the frame the plan was made for
+
+    @property
+    def per_layout(self) -> int:
+        return self.columns * self.rows
+
+    @property
+    def layouts(self) -> int:
+        return math.ceil(self.cards / self.per_layout)
+
+    def layout_codes(self, order: Sequence[str]) -> list[list[str]]:
+        """The codes laid out in each layout, in order."""
+        if len(order) != self.cards:
+            raise ValueError(f"the plan is for {self.cards} cards, the order lists {len(order)}")
+        return [list(order[i:i + self.per_layout]) for i in range(0, self.cards, self.per_layout)]
+
+    def describe(self, lang: str = "en") -> str:
+        """What the club is asked to do, in one line."""
+        if lang == "it":
+            times = "" if self.layouts == 1 else f" in {self.layouts} volte"
+            return f"{self.cards} carte{times}: file di {self.columns}, al massimo {self.rows} file per volta"
+        times = "" if self.layouts == 1 else f" in {self.layouts} layouts"
+        return f"{self.cards} cards{times}: rows of {self.columns}, at most {self.rows} rows at a time"
+
+
+def plan_grid(cards: int, family: str, frame_size: tuple[int, int] = (1280, 720),
+              card_px: float | None = None) -> GridPlan:
+    """The fewest layouts of ``cards`` cards of ``family`` that fit ``frame_size`` with the cards
+    ``card_px`` tall (default: :data:`CARD_HEIGHT_FRAC` of the frame's height) and
+    :data:`GAP_X`/:data:`GAP_Y` apart, in as few rows as make them fit."""
+    if cards < 1:
+        raise ConfigError("no cards to lay out")
+    fw, fh = frame_size
+    height = card_px if card_px is not None else CARD_HEIGHT_FRAC * fh
+    if height < MIN_CARD_PX:
+        raise ConfigError(f"the cards are only {height:.0f} px tall in the camera's {fw}x{fh} frames; the "
+                          f"recogniser needs at least {MIN_CARD_PX} px: a larger frame or a lower camera")
+    width = height / CARD_ASPECT[deck_family(family)]
+    max_cols = max(1, math.floor((USABLE * fw + GAP_X * width) / (width * (1 + GAP_X))))
+    max_rows = max(1, math.floor((USABLE * fh + GAP_Y * height) / (height * (1 + GAP_Y))))
+    layouts = math.ceil(cards / (max_cols * max_rows))
+    per_layout = math.ceil(cards / layouts)
+    rows = math.ceil(per_layout / max_cols)
+    columns = math.ceil(per_layout / rows)
+    return GridPlan(cards, columns, rows, float(height))
+
+
+def table_order(family: str, deck: str) -> list[str]:
+    """Every card of ``deck`` as it is played (binocolo's two copies of each face side by side),
+    in the deck's order: what the club lays out under the camera."""
+    d = DECKS[deck]
+    if deck_family(family) != ("italian" if deck.startswith("italian") else "french"):
+        raise ConfigError(f"deck {deck!r} is not a deck of the {family!r} recogniser")
+    return [c for c in d.codes for _ in range(d.copies)]
+
+
+def position_name(row: int, column: int, code: str | None = None) -> str:
+    """A grid position as the club finds it on the table (1-based, from the top left)."""
+    where = f"row {row + 1}, column {column + 1}"
+    return f"{where} ({code})" if code else where
+
+
+def locate(quads: Sequence[F32], codes: Sequence[str], columns: int) -> tuple[list[int], list[str]]:
+    """Which found quad lies at each position of a layout of ``codes`` in rows of ``columns``:
+    (the quad index per position, in order; the problems, each naming its position). A row is
+    the cards whose centres lie within half a card's height of its first (as
+    :func:`reading_order`); a card's column is its distance from the grid's left edge in steps
+    of the median distance between neighbours."""
+    problems: list[str] = []
+    if not quads:
+        return [], [f"no card found (the order lists {len(codes)} here: {codes[0]} ... {codes[-1]})"]
+    centres = np.array([q.mean(axis=0) for q in quads])
+    height = float(np.median([_sides(q)[1] for q in quads]))
+    width = float(np.median([_sides(q)[0] for q in quads]))
+    rows: list[list[int]] = []
+    for i in np.argsort(centres[:, 1], kind="stable"):
+        if rows and centres[i, 1] - centres[rows[-1][0], 1] <= 0.5 * height:
+            rows[-1].append(int(i))
+        else:
+            rows.append([int(i)])
+    rows = [sorted(r, key=lambda j: float(centres[j, 0])) for r in rows]
+    steps = [float(centres[r[k + 1], 0] - centres[r[k], 0]) for r in rows for k in range(len(r) - 1)]
+    steps = [s for s in steps if s < 1.6 * np.median(steps)] if steps else []
+    pitch = float(np.median(steps)) if steps else width * (1 + GAP_X)
+    left = min(float(centres[r[0], 0]) for r in rows)
+    cells: dict[tuple[int, int], list[int]] = {}
+    for row, members in enumerate(rows):
+        for j in members:
+            cells.setdefault((row, round((float(centres[j, 0]) - left) / pitch)), []).append(j)
+    at: list[int] = []
+    expected = {divmod(n, columns) for n in range(len(codes))}
+    for n, code in enumerate(codes):
+        cell = divmod(n, columns)
+        found = cells.get(cell, [])
+        if not found:
+            problems.append(f"{position_name(*cell, code)}: no card found")
+        elif len(found) > 1:
+            problems.append(f"{position_name(*cell, code)}: {len(found)} cards found (lay them apart)")
+        else:
+            at.append(found[0])
+    for cell in sorted(set(cells) - expected):
+        problems.append(f"{position_name(*cell)}: a card where the order lists none "
+                        f"({len(codes)} cards in rows of {columns})")
+    return at, problems
+
+
+def check_order(order: Sequence[str], plan: GridPlan, family: str, copies: int = 1) -> None:
+    """Every card of ``order`` a card of ``family``'s recogniser, none listed more than
+    ``copies`` times (binocolo's deck holds two of each), and as many as ``plan`` lays out;
+    else a :class:`ConfigError` naming the places of a card listed too often."""
+    family = deck_family(family)
+    alien = sorted({c for c in order if c not in RECOGNISER_LABELS[family] or c == "back"})
+    if alien:
+        raise ConfigError(f"the order lists {', '.join(alien[:3])}: not cards of the {family!r} recogniser")
+    if len(order) != plan.cards:
+        raise ConfigError(f"the order lists {len(order)} cards, the grid is planned for {plan.cards}")
+    places: dict[str, list[int]] = {}
+    for n, code in enumerate(order):
+        places.setdefault(code, []).append(n)
+    for code, where in places.items():
+        if len(where) > copies:
+            named = "; ".join(place_name(plan, n) for n in where)
+            each = "each card once" if copies == 1 else f"each card at most {copies} times"
+            raise ConfigError(f"the order lists {code} {len(where)} times ({named}): {each}")
+
+
+def place_name(plan: GridPlan, n: int, code: str | None = None) -> str:
+    """The n-th card of the order as the club finds it: layout (when several), row, column."""
+    layout, k = divmod(n, plan.per_layout)
+    where = position_name(*divmod(k, plan.columns), code)
+    return f"layout {layout + 1}, {where}" if plan.layouts > 1 else where

@@ -1,0 +1,205 @@
+"""Enrolling the club's deck at the table, with the box's own camera: ``referee enroll --camera``
+and the box's "Registra mazzo" / "Enrol deck" menu item both run one :class:`DeckEnrolment`.
+
+The club lays the deck face up in the rows a :class:`~referee.vision.enroll_grid.GridPlan` asks
+for (in the deck's order, row by row; several layouts one after the other when the frame cannot
+hold the whole deck with every card at least 80 px tall). For each layout a few frames are
+taken (:meth:`DeckEnrolment.capture`); the cards are found and named by their place in the grid.
+A frame where a place holds no card, two cards, or a card lies where the order puts none is
+refused naming the places, and nothing is written. Once every layout is in,
+:meth:`DeckEnrolment.finish` checks the names (:func:`~referee.recognition.enroll_check.check_names`:
+a card laid twice where the base model is sure of it is refused), enrols, writes the file
+whole (or not at all), and reads every card back with the new enrollment
+(:mod:`referee.recognition.enroll_readback`): the report names each card the box would still
+confuse, its top-2 pair and margin, and the time it all took.
+
+The file the box writes and then uses is :func:`enrollment_path`: ``<state_dir>/enrollment-<family>.npz``
+(the state directory is the box's to write; ``/etc/referee`` is not). When it exists the box
+reads it instead of the config's ``enrollment`` (:func:`enrollment_in_use`).
+
+OpenCV, the finder and the recogniser are imported only when an enrolment starts.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from referee.box.config import BoxConfig
+from referee.cards import DECKS
+from referee.errors import ConfigError
+
+if TYPE_CHECKING:
+    from referee.recognition.classifier import CardClassifier
+    from referee.recognition.enroll_readback import ReadBack
+    from referee.recognition.enrollment import Enrollment
+    from referee.vision.enroll_grid import GridPlan
+
+log = logging.getLogger(__name__)
+
+U8 = npt.NDArray[np.uint8]
+#: frames taken of each layout: the first whose every place holds one card is enrolled, the
+#: next such one is read back (a card read back from the very frame its prototype came from
+#: would look surer than it is)
+FRAMES_PER_LAYOUT = 3
+
+
+def family_of(deck: str) -> str:
+    """The recogniser family of a deck name (``italian-40`` -> ``italian``)."""
+    if deck not in DECKS:
+        raise ConfigError(f"unknown deck {deck!r}: expected one of {', '.join(DECKS)}")
+    return "italian" if deck.startswith("italian") else "french"
+
+
+def table_deck(cfg: BoxConfig) -> str:
+    """The deck the box's game is played with (``italian-40``, ``french-32``, ``binocolo-48``):
+    the cards the club lays out."""
+    from referee.rules import get_game
+
+    return get_game(cfg.game.name).deck.name
+
+
+def enrollment_path(cfg: BoxConfig, family: str) -> Path:
+    """Where an enrolment made at the table is written, and read by the box from then on."""
+    return cfg.state_dir / f"enrollment-{family}.npz"
+
+
+def enrollment_in_use(cfg: BoxConfig) -> Path | None:
+    """The enrollment file the box loads for its game's deck: the one enrolled at the table
+    when there is one (the club's latest), else the config's ``enrollment``."""
+    made_here = enrollment_path(cfg, cfg.game.deck)
+    if made_here.exists():
+        if cfg.enrollment is not None and cfg.enrollment != made_here:
+            log.info("using the deck enrolled at the table, %s, instead of the config's %s", made_here, cfg.enrollment)
+        return made_here
+    return cfg.enrollment
+
+
+@dataclass(frozen=True)
+class EnrolReport:
+    """What an enrolment at the table did: the file written, the cards enrolled from how
+    many layouts, the read-back (cards the box would still confuse, the time it took) and
+    the name check's warnings."""
+
+    path: Path
+    deck: str
+    enrolled: int
+    layouts: int
+    readback: ReadBack
+    warnings: tuple[str, ...] = ()
+
+    def lines(self) -> list[str]:
+        return [f"enrolled {self.enrolled} cards of {self.deck} from {self.layouts} layout(s) -> {self.path}",
+                *(f"warning: {w}" for w in self.warnings), *self.readback.lines()]
+
+
+@dataclass
+class _Layout:
+    crops: list[U8] = field(default_factory=list)  # enrolled, in order
+    again: list[U8] = field(default_factory=list)  # read back (another frame where there is one)
+
+
+class DeckEnrolment:
+    """One enrolment: ``order`` (the codes as laid out, row by row) under ``plan``, enrolled on
+    ``clf`` (the base classifier, no enrollment loaded) and written to ``out``. ``markers``:
+    where the mat's corner markers lie in the frame (image px), when the table's layout is
+    known; ``copies``: how often the deck holds each card (binocolo's two)."""
+
+    def __init__(self, clf: CardClassifier, order: Sequence[str], plan: GridPlan, out: Path,
+                 markers: Sequence[Sequence[float]] = (), sure: float = 0.80, copies: int = 1,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        from referee.vision.enroll_grid import check_order
+
+        check_order(order, plan, clf.info.deck, copies)
+        self.clf, self.order, self.plan, self.out = clf, list(order), plan, out
+        self.markers, self.sure, self.clock = list(markers), sure, clock
+        self.layouts: dict[int, _Layout] = {}
+        self.started: float | None = None
+        self.busy_s = 0.0  # the box's own time: capturing, enrolling, reading back (not laying out)
+
+    def layout_codes(self, layout: int) -> list[str]:
+        return self.plan.layout_codes(self.order)[layout]
+
+    def capture(self, layout: int, images: Sequence[U8]) -> int:
+        """Find and name the cards of ``layout`` in ``images`` (frames of it); returns how many.
+        Raises :class:`~referee.vision.enroll_grid.LayoutError` naming the places when no frame
+        shows every card of the layout at its place."""
+        from referee.vision.enroll_grid import LayoutError, card_quads, cut, locate
+
+        start = self.clock()
+        codes = self.layout_codes(layout)
+        good: list[list[U8]] = []
+        worst: list[str] | None = None
+        for image in images:
+            quads = card_quads(image, most=len(codes), markers=self.markers)
+            at, problems = locate(quads, codes, self.plan.columns)
+            if problems:
+                worst = problems if worst is None or len(problems) < len(worst) else worst
+                continue
+            good.append([cut(image, quads[i]) for i in at])
+            if len(good) == 2:
+                break
+        self.busy_s += self.clock() - start
+        if not good:
+            where = f"layout {layout + 1} of {self.plan.layouts}: " if self.plan.layouts > 1 else ""
+            problems = worst or ["no frame"]
+            shown = "; ".join(problems[:6]) + (f"; and {len(problems) - 6} more" if len(problems) > 6 else "")
+            raise LayoutError(f"{where}{len(codes)} cards in rows of {self.plan.columns} expected, but {shown}. "
+                              "Nothing was written: lay the cards out again and capture", problems)
+        self.layouts[layout] = _Layout(good[0], good[-1])
+        return len(codes)
+
+    @property
+    def missing_layouts(self) -> list[int]:
+        return [k for k in range(self.plan.layouts) if k not in self.layouts]
+
+    def position(self, n: int) -> str:
+        """The n-th card of the order as the club finds it: layout (when several), row, column."""
+        from referee.vision.enroll_grid import place_name
+
+        return place_name(self.plan, n, self.order[n])
+
+    def finish(self) -> EnrolReport:
+        """Check the names, enrol, write :attr:`out`, read back; see the module docstring."""
+        from referee.recognition.enroll import enroll
+        from referee.recognition.enroll_check import check_names
+        from referee.recognition.enroll_readback import read_back
+
+        if self.missing_layouts:
+            raise ConfigError(f"layout(s) {', '.join(str(k + 1) for k in self.missing_layouts)} not captured yet")
+        start = self.clock()
+        crops = [c for k in range(self.plan.layouts) for c in self.layouts[k].crops]
+        again = [c for k in range(self.plan.layouts) for c in self.layouts[k].again]
+        names = [self.position(n) for n in range(len(self.order))]
+        check = check_names(self.clf, crops, self.order, names, expect=self.order)
+        certain = check.certain
+        if certain:
+            raise ConfigError(f"{len(certain)} card(s) surely not the card the order puts there, nothing written: "
+                              + "; ".join(f"{', '.join(f.names)} is {f.likely[0]}" for f in certain)
+                              + ". Lay the cards out in the deck's order and capture again")
+        enrollment = enroll(self.clf, crops, self.order)
+        try:
+            enrollment.save(self.out)
+        except OSError as exc:  # a full disk, a read-only place: the old file stays whole
+            raise ConfigError(f"cannot write the enrollment {self.out}: {exc.strerror or exc}") from exc
+        report = read_back(_enrolled(self.clf, enrollment), again, self.order, names, sure=self.sure)
+        self.busy_s += self.clock() - start
+        log.info("enrolled %d cards -> %s in %.1f s", len(crops), self.out, self.busy_s)
+        return EnrolReport(self.out, self.clf.info.deck, len(set(self.order)), self.plan.layouts,
+                           report.with_seconds(self.busy_s), tuple(f.message for f in check.findings))
+
+
+def _enrolled(clf: CardClassifier, enrollment: Enrollment) -> CardClassifier:
+    """``clf`` with ``enrollment`` blended in (a shallow copy: the base stays as it was)."""
+    import copy
+
+    out = copy.copy(clf)
+    out.enrollment = enrollment
+    return out
