@@ -51,6 +51,9 @@ _STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _BRACKET = re.compile(r"[\[\]{}]")
 #: C0 controls, DEL and C1 controls: never part of a seat, card, game or option
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+#: what a decoded string may not hold (controls, lone surrogates): a line with none of these and
+#: no backslash (so no escape) cannot decode to such a string, and its strings need no walk
+_BAD_CHAR = re.compile("[\x00-\x1f\x7f-\x9f\ud800-\udfff]")
 
 
 class JsonLineError(RefereeError, ValueError):
@@ -131,31 +134,29 @@ def parse_line(data: bytes | str, number: int, max_bytes: int = MAX_LINE_BYTES) 
             raise JsonLineError(number, f"not UTF-8: byte {exc.start + 1} is {data[exc.start:exc.start + 1]!r}") from None
     else:
         text = data.removeprefix(_BOM) if number == 1 else data
-        if len(text.encode("utf-8", "surrogatepass").rstrip(b"\r\n")) > max_bytes:
+        # a character is at most 4 bytes: a shorter text needs no encoding to be measured
+        if len(text) * 4 > max_bytes and len(text.encode("utf-8", "surrogatepass").rstrip(b"\r\n")) > max_bytes:
             raise JsonLineError(number, _too_long(max_bytes))
     text = text.strip(_JSON_SPACE)
     if not text:
         return None
     if text.startswith(_BOM):
         raise JsonLineError(number, "a byte-order mark (U+FEFF) is allowed only at the start of the file")
-    _check_depth(text, number)
+    # nesting can be no deeper than the number of opening brackets (the usual event has 1 to 3)
+    if text.count("{") + text.count("[") > MAX_DEPTH:
+        _check_depth(text, number)
     try:
-        value = json.loads(
-            text,
-            parse_constant=_no_constant,
-            parse_int=_bounded_int,
-            parse_float=_finite_float,
-            object_pairs_hook=_unique_keys,
-        )
+        value = _DECODER.decode(text)
     except json.JSONDecodeError as exc:
         raise JsonLineError(number, f"malformed JSON: {exc}") from None
     except _Rejected as exc:
         raise JsonLineError(number, f"malformed JSON: {exc}") from None
     if not isinstance(value, dict):
         raise JsonLineError(number, f"an event must be a JSON object, got {type(value).__name__}")
-    problem = _bad_string(value)
-    if problem is not None:
-        raise JsonLineError(number, problem)
+    if "\\" in text or _BAD_CHAR.search(text) is not None:
+        problem = _bad_string(value)
+        if problem is not None:
+            raise JsonLineError(number, problem)
     return value
 
 
@@ -193,6 +194,16 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
                 raise _Rejected(f"the key {key!r} appears twice in one object")
             seen.add(key)
     return out
+
+
+#: one decoder for every line (``json.loads`` with hooks builds a new one per call); it keeps no
+#: state between lines but the key memo it clears after each
+_DECODER = json.JSONDecoder(
+    parse_constant=_no_constant,
+    parse_int=_bounded_int,
+    parse_float=_finite_float,
+    object_pairs_hook=_unique_keys,
+)
 
 
 def _check_depth(text: str, number: int) -> None:

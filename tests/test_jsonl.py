@@ -53,6 +53,9 @@ POISON: list[tuple[str, bytes, str]] = [
     ("lone_surrogate", b'{"event":"deal","seats":["\\ud800","S"]}', "lone surrogate (U+D800)"),
     ("escaped_control", b'{"event":"play","seat":"N\\u0000"}', "control character U+0000"),
     ("raw_control", b'{"event":"play","seat":"N\x07"}', "Invalid control character"),
+    ("raw_delete", b'{"event":"play","seat":"N\x7f"}', "control character U+007F"),
+    ("raw_c1_control", b'{"event":"play","seat":"N\xc2\x85"}', "control character U+0085"),
+    ("escaped_control_in_a_key", b'{"event":"play","se\\u001bat":"N"}', "control character U+001B"),
     ("deep_nesting", b'{"a":' * (MAX_DEPTH + 1) + b"1" + b"}" * (MAX_DEPTH + 1), "nested too deeply"),
     ("invalid_utf8", b'{"event":"play","seat":"N\xff"}', "not UTF-8: byte 26 is b'\\xff'"),
     ("not_an_object", b'["play","N","coppe_3"]', "must be a JSON object, got list"),
@@ -68,6 +71,23 @@ def test_each_kind_of_poison_line_is_rejected_naming_the_line_and_why(name: str,
         parse_line(line, 7)
     assert caught.value.line == 7 and reason in caught.value.reason
     assert str(caught.value).startswith("line 7: ")
+
+
+def test_a_str_line_with_a_raw_lone_surrogate_is_rejected() -> None:
+    with pytest.raises(JsonLineError, match="lone surrogate"):
+        parse_line('{"event":"play","seat":"N\ud800"}', 2)
+
+
+def test_nesting_is_limited_by_depth_not_by_how_many_brackets_a_line_holds() -> None:
+    deepest = '{"a":' * MAX_DEPTH + "1" + "}" * MAX_DEPTH
+    assert parse_line(deepest, 2) is not None
+    wide = '{"event":"deal","options":{' + ",".join(f'"o{i}":[[1]]' for i in range(2 * MAX_DEPTH)) + "}}"
+    assert parse_line(wide, 2) is not None
+    inner = MAX_DEPTH - 1  # arrays inside the one object
+    brackets_in_strings = '{"a":"' + "[{" * MAX_DEPTH + '","b":' + "[" * inner + "]" * inner + "}"
+    assert parse_line(brackets_in_strings, 2) is not None
+    with pytest.raises(JsonLineError, match="nested too deeply"):
+        parse_line('{"a":"[[[",' + '"b":' + "[" * MAX_DEPTH + "]" * MAX_DEPTH + "}", 2)
 
 
 def test_a_line_over_the_size_limit_is_rejected_unread_and_the_next_line_is_read() -> None:
@@ -145,7 +165,7 @@ def test_run_and_replay_give_each_poison_line_the_same_verdict(tmp_path: Path) -
     log.write_bytes(b"\n".join(lines) + b"\n")
     run = run_verdicts(log, tmp_path / "state")
     assert run == replay_verdicts(log)
-    assert [n for n, ok in run.items() if not ok] == [*range(2, 8), *range(16, 23)]
+    assert [n for n, ok in run.items() if not ok] == [*range(2, 8), *range(16, 16 + len(POISON) - 6)]
 
 
 def test_a_poison_line_is_recorded_and_a_restart_does_not_die_on_it(
