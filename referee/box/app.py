@@ -17,6 +17,7 @@ propagates (``referee run`` shows the fault and exits non-zero; the service rest
 from __future__ import annotations
 
 import contextlib
+import itertools
 import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -53,7 +54,7 @@ from referee.rules.calls import ErrorCall
 from referee.table.answer import Answer
 from referee.table.arbiter import PlayArbiter
 from referee.table.proposal import ProposalError, ProposedPlay
-from referee.table.question import Question
+from referee.table.question import Question, QuestionKind
 from referee.table.refused import Refused
 from referee.table.session import TableSession, Told
 
@@ -95,7 +96,10 @@ class Box:
         #: the camera's plays go through the table session's arbiter (as in ``referee watch``)
         #: once :meth:`attach_vision` gave the box the play tracker; until then they are
         #: applied as they come, unsure ones confirmed with the buttons
-        self.question: Question | None = None  # the arbiter's question on the display
+        #: the question open now (the arbiter's, or the box's own about an unsure play from an
+        #: event log): on the display and the console; answered by id
+        self.question: Question | None = None
+        self.own_questions = itertools.count(1)  # the box's own questions' ids (no arbiter)
         self.arbiter_pos: int | None = None  # source position of the camera play being decided
         #: answering "did <seat> play?": the card the operator names is recorded as missed by
         #: the camera, so the camera's trust can be derived from the record after a restart
@@ -253,18 +257,27 @@ class Box:
         return calls
 
     def _ask_confirm(self, event: dict[str, Any], source_pos: int | None) -> list[dict[str, Any]]:
-        """Hold an unsure play: OK accepts it, right shows the next candidate (after the last,
-        the card picker), left drops it."""
-        self._offer(event.get("card"), event.get("alternatives"))
+        """Hold an unsure play (the box has no arbiter: an event log's play) as the box's own
+        :class:`Question`, asked on the display and the console alike: OK accepts it, right
+        shows the next candidate (after the last, the card picker), left drops it."""
+        if not isinstance(event.get("card"), str) or not isinstance(event.get("seat"), str):
+            return self._apply(event, source_pos)  # nothing to ask about: the rules core says why
+        alternatives = event.get("alternatives")
+        t = event.get("t")
+        self.question = Question(
+            next(self.own_questions), QuestionKind.UNSURE, event["seat"], event["card"],
+            confidence=float(event["confidence"]) if isinstance(event.get("confidence"), int | float) else None,
+            alternatives=tuple(str(c) for c in alternatives) if isinstance(alternatives, list) else (),
+            t=float(t) if isinstance(t, int | float) else 0.0)
+        self._offer(self.question)
         self.pending, self.pending_pos = event, source_pos
-        self.signals.unsure(str(event.get("seat")))
+        self.signals.unsure(self.question.seat)
         self.display.show(self._question_screen())
         return []
 
-    def _offer(self, card: Any, alternatives: Any) -> None:
+    def _offer(self, question: Question) -> None:
         """The cards a question offers, in order: the camera's, then its alternatives."""
-        offered = [str(card)] + ([str(c) for c in alternatives] if isinstance(alternatives, list) else [])
-        self.candidates, self.candidate_at = list(dict.fromkeys(offered)), 0
+        self.candidates, self.candidate_at = list(question.offered), 0
 
     # -- camera plays through the arbiter -----------------------------------------------
     def _camera_play(self, event: dict[str, Any], source_pos: int | None) -> list[dict[str, Any]]:
@@ -319,29 +332,28 @@ class Box:
             else:
                 calls.append(call)
         if told.question is not None:
-            self.question = told.question
-            self._ask_question(told.question.to_call())
+            self._ask_question(told.question)
         return calls
 
-    def _ask_question(self, call: dict[str, Any]) -> None:
+    def _ask_question(self, question: Question) -> None:
         """The arbiter asks about a play: an unsure card, or "did <seat> play?" (with the
         camera's guess, or, having none, the card menu: back out of it = no play)."""
-        seat, card = str(call["seat"]), call.get("card")
-        self.pending, self.pending_pos = call, self.arbiter_pos
-        self.signals.unsure(seat)
-        if card is None:
-            self._pick_played_card(seat, None)
+        self.question = question
+        self.pending, self.pending_pos = question.to_call(), self.arbiter_pos
+        self.signals.unsure(question.seat)
+        if question.card is None:
+            self._pick_played_card(question.seat, None)
             return
-        self._offer(card, call.get("alternatives"))
+        self._offer(question)
         self.display.show(self._question_screen())
 
     def _question_screen(self) -> ConfirmScreen:
         """The open question on the display, on its current candidate card, saying why a
         sure read is asked (the rule it would break, the card it would replace) and whether
         right opens the card picker next."""
-        assert self.pending is not None
+        assert self.question is not None
         last = self.candidate_at == len(self.candidates) - 1
-        return ConfirmScreen.for_question(self.pending, self.candidates[self.candidate_at], more=last)
+        return ConfirmScreen.for_question(self.question, self.candidates[self.candidate_at], more=last)
 
     def _next_candidate(self) -> None:
         """Right on a question: the next card offered; after the last one (a missed play's
@@ -482,12 +494,15 @@ class Box:
             return Refused(str(exc))
 
     def answer_question(self, question_id: int, answer: Answer) -> list[dict[str, Any]] | Refused:
-        """The console's answer to the arbiter's open question ``question_id`` (an answer to
-        a question no longer open, answered by the buttons or another phone first, is refused)."""
+        """The console's answer to the open question ``question_id``, the arbiter's or the
+        box's own (an answer to a question no longer open, answered by the buttons or another
+        phone first, is refused)."""
         if self.question is None or self.question.id != question_id or self.pending is None:
             return Refused(f"confirm: question {question_id} is not open")
         if self.menu is not None:  # the card picker the buttons opened for it
             self.menu = self.menu_pos = None
+        if self.arbiter is None:
+            return self._resolve_pending(answer.accept, answer.card, seat=answer.seat)
         return self._answer(answer)
 
     def end_match(self) -> int | None:
@@ -584,23 +599,24 @@ class Box:
             return "?"
         return trick.plays[game.trick_winner(deal, trick)][0]
 
-    def _resolve_pending(self, accept: bool, card: str | None = None) -> None:
+    def _resolve_pending(self, accept: bool, card: str | None = None,
+                         seat: str | None = None) -> list[dict[str, Any]]:
         """Answer the open question: ``accept`` the card on screen (or ``card``, named in
-        the picker: the same answer as an offered one), or not."""
+        the picker or on the console: the same answer as an offered one; ``seat``: the seat
+        that played, when not the one asked about), or not. Returns the calls it caused."""
         if accept and card is None:
             card = self.candidates[self.candidate_at]
         if self.arbiter is not None and self.pending is not None and self.pending.get("call") == "confirm":
-            self._answer(Answer.named(str(card)) if accept else Answer.no())
-            return
+            return self._answer(Answer.named(str(card)) if accept else Answer.no())
         event, pos = self.pending, self.pending_pos
-        self.pending = self.pending_pos = None
+        self.pending = self.pending_pos = self.question = None
         self.signals.confirmed()
         if accept and event is not None:
             for key in ("confidence", "uncertain", "alternatives"):
                 event.pop(key, None)
-            self._apply({**event, "card": card, "confirmed": True}, pos)
-        else:
-            self._show_home()
+            return self._apply({**event, "card": card, "seat": seat or event.get("seat"), "confirmed": True}, pos)
+        self._show_home()
+        return []
 
     def _menu_action(self, action: str) -> None:
         assert self.menu is not None

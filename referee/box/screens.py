@@ -19,6 +19,7 @@ from PIL import Image
 from referee.box.canvas import HEADER_H, HEIGHT, WIDTH, Canvas, font
 from referee.box.i18n import card_long, card_short, declaration_name, rule_name, seat_text, tr
 from referee.cards import parse_card
+from referee.table.question import Question, QuestionKind
 
 
 class Screen(ABC):
@@ -253,19 +254,18 @@ class ConfirmScreen(Screen):
     more: bool = False
 
     @classmethod
-    def for_question(cls, question: Mapping[str, Any], card: str, more: bool = False) -> ConfirmScreen:
-        """The screen for the arbiter's ``confirm`` call on ``card`` (its first candidate or
-        the one the operator is on), saying why a sure read is asked; ``more``: the next
-        right press opens the card picker. Written once for the box and the demo."""
-        violation, correction = question.get("violation"), question.get("correction")
-        if question.get("premise"):
+    def for_question(cls, question: Question, card: str, more: bool = False) -> ConfirmScreen:
+        """The screen for ``question`` on ``card`` (its first card offered or the one the
+        operator is on), saying why a sure read is asked; ``more``: the next right press opens
+        the card picker. Written once for the box and the demo."""
+        violation = question.violation
+        if question.kind is QuestionKind.PREMISE:
             # "was that earlier card really X?": the card is what is asked, not the rule it
             # would break; the screen reads "<seat>: <guess> / instead of X?"
             violation = None
-        missed = bool(question.get("missed"))
-        return cls(str(question.get("seat")), card, missed=missed,
-                   violation=str(violation) if violation else None,
-                   instead_of=str(correction) if correction else None, more=more and not missed)
+        missed = question.kind is QuestionKind.MISSED
+        return cls(question.seat, card, missed=missed, violation=violation,
+                   instead_of=question.correction, more=more and not missed)
 
     def reason(self, lang: str) -> str:
         """The line under the card: why a sure read is asked (the rule it would break, the card

@@ -23,7 +23,9 @@ from referee.box.config import GAMES
 from referee.rules import get_game
 from referee.table.answer import Answer
 from referee.table.refused import Refused
+from referee.web.call_words import say
 from referee.web.setup import SetupError, TableSetup
+from referee.web.texts import LANGUAGES
 
 log = logging.getLogger("referee.web")
 
@@ -55,7 +57,7 @@ class Desk:
         """The table now, as ``GET /api/state`` gives it (see docs/design/console.md);
         ``seq`` grows whenever anything but the move timer changed."""
         box = self.box
-        question = box.session.question
+        question = box.question  # the arbiter's, or the box's own about an event log's unsure play
         key = (box.match_id, box.events_seen, question.id if question else None,
                box.fault_screen is not None, self.setup)
         if key != self._key:
@@ -66,7 +68,7 @@ class Desk:
 
     def _build(self) -> dict[str, Any]:
         box = self.box
-        state = box.session.state().to_dict()
+        state = replace(box.session.state(), question=box.question).to_dict()
         steps = box.store.steps(box.match_id) if box.match_id is not None else []
         contract, calls = _contract_and_calls(steps)
         if state.get("contract") is None:
@@ -77,6 +79,7 @@ class Desk:
             "configured": {"game": box.cfg.game.name, "seats": list(box.cfg.game.seats)},
             "fault": box.fault_screen.what_key if box.fault_screen is not None else None,
             "state": state, "calls": calls[-RECENT_CALLS:],
+            "said": {lang: [say(c, lang) for c in calls[-RECENT_CALLS:]] for lang in LANGUAGES},
             "deal_over": box.referee.deal is not None and box.referee.deal.phase == "over",
             "next_dealer": box.referee.next_dealer,
             "goal": _goal(box),

@@ -23,6 +23,7 @@ from referee.box.deal_card_menu import PlayedCardMenu
 from referee.box.i18n import tr
 from referee.box.screens import ConfirmScreen, MenuScreen, render
 from referee.box.state import MatchStore
+from referee.table.question import Question, QuestionKind
 
 
 def play(seat: str, card: str, t: float = 1.0, **extra: Any) -> dict[str, Any]:
@@ -244,7 +245,7 @@ def test_the_last_card_offered_says_right_opens_every_card() -> None:
     assert tr("it", "confirm_keys_more").endswith("▶=tutte") and tr("en", "confirm_keys_more").endswith("▶=all")
     assert tr("it", "confirm_keys").endswith("▶=altra")
     # a missed-play screen is drawn the same either way (its right always opens the picker)
-    question = {"call": "confirm", "seat": "N", "card": "coppe_3", "missed": True}
+    question = Question(3, QuestionKind.MISSED, "N", "coppe_3")
     assert ConfirmScreen.for_question(question, "coppe_3", more=True) == ConfirmScreen("N", "coppe_3", missed=True)
 
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from referee.box.screens import ConfirmScreen
+from referee.table.question import Question, QuestionKind
 
-PREMISE = {"call": "confirm", "seat": "N", "card": "AC", "correction": "AS", "violation": "revoke",
-           "premise": True, "index": 4}
+PREMISE = Question(7, QuestionKind.PREMISE, "N", "AC", correction="AS", violation="revoke", index=4)
 
 
 def test_a_premise_question_asks_about_the_earlier_card_not_the_rule() -> None:
@@ -15,7 +15,7 @@ def test_a_premise_question_asks_about_the_earlier_card_not_the_rule() -> None:
 
 
 def test_a_sure_read_that_would_break_a_rule_still_names_the_rule() -> None:
-    question = {k: v for k, v in PREMISE.items() if k not in ("premise", "index", "correction")}
+    question = Question(8, QuestionKind.VIOLATION, "N", "AC", violation="revoke")
     assert ConfirmScreen.for_question(question, "AC") == ConfirmScreen("N", "AC", violation="revoke")
 
 

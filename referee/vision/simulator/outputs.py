@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy.typing as npt
 
+from referee.table.question import Question
 from referee.vision.simulator.stages import Call, SeenCard
 
 
@@ -52,7 +53,8 @@ class ScreenWriter:
             return
         if call.get("call") == "confirm":  # the box asks the table with its confirm screen
             if call.get("card"):  # "did this seat play?" names no card: the box's menu asks it
-                self._save(self._screens.ConfirmScreen.for_question(call, str(call["card"])), "confirm")
+                question = Question.from_call(call)
+                self._save(self._screens.ConfirmScreen.for_question(question, str(call["card"])), "confirm")
             return
         made = self._screens.screen_for_call(call)
         if made is None:
