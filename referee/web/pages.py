@@ -9,6 +9,7 @@ from html import escape
 
 from aiohttp import web
 
+from referee.box.i18n import RULES, rule_name
 from referee.web.desk import games
 from referee.web.texts import TEXTS, pick_language
 
@@ -26,7 +27,8 @@ def render_page(view: str, lang: str) -> str:
         for v in VIEWS
     )
     other = "en" if lang == "it" else "it"
-    setup = json.dumps({"lang": lang, "view": view, "t": t, "games": games()}).replace("</", "<\\/")
+    rules = {rule: rule_name(lang, rule) for rule in RULES}
+    setup = json.dumps({"lang": lang, "view": view, "t": t, "games": games(), "rules": rules}).replace("</", "<\\/")
     return f"""<!doctype html>
 <html lang="{lang}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">

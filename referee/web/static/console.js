@@ -87,8 +87,10 @@ function scoreboard(s) {
   fill($("trick"), el("h2", {}, T.trick), trickNode(st.trick));
   fill($("last"), el("h2", {}, T.last_trick), trickNode(st.last_trick));
   fill($("violations"), el("h2", {}, T.violations),
-    st.violations.length ? el("ul", {}, st.violations.map((v) => el("li", {}, `${who(v[0])}: ${v[1]} (${T.trick_no} ${v[2]})`))) : "\u2014");
-  fill($("calls"), el("h2", {}, T.calls), el("ol", {}, s.calls.filter((c) => c.call !== "turn").reverse().map((c) => el("li", {}, callText(c)))));
+    st.violations.length ? el("ul", {}, st.violations.map((v) => el("li", {}, `${who(v[0])}: ${SETUP.rules[v[1]] || v[1]} (${T.trick_no} ${v[2]})`))) : "\u2014");
+  const said = (s.said && s.said[SETUP.lang]) || [];
+  fill($("calls"), el("h2", {}, T.calls), el("ol", {}, s.calls.map((c, i) => [c, said[i] || callText(c)])
+    .filter(([c]) => c.call !== "turn").reverse().map(([c, text]) => el("li", { class: "call-" + c.call }, text))));
   tickTimer();
 }
 function contractText(c) {
