@@ -27,7 +27,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from referee.recognition.enroll_readback import ReadBack
     from referee.recognition.enrollment import Enrollment
     from referee.vision.enroll_grid import GridPlan
+    from referee.vision.simulator.deck_grid import LaidOutDeck
 
 log = logging.getLogger(__name__)
 
@@ -203,3 +204,84 @@ def _enrolled(clf: CardClassifier, enrollment: Enrollment) -> CardClassifier:
     out = copy.copy(clf)
     out.enrollment = enrollment
     return out
+
+
+class TableFrames:
+    """The frames of the laid-out deck: read from the box's camera (``source``, any frame
+    source), or on a simulated box from a simulated table with the deck laid out (``table``:
+    the game a ``sim`` source acts out has no deck to lay out). ``markers``: the mat's
+    corner markers in the frame (image px), from the calibrated layout when there is one."""
+
+    def __init__(self, source: Any = None, table: LaidOutDeck | None = None,
+                 markers: Sequence[Sequence[float]] = ()) -> None:
+        if (source is None) == (table is None):
+            raise ValueError("TableFrames: a camera source or a simulated table, one of them")
+        self.source, self.table, self._markers = source, table, list(markers)
+
+    def lay_out(self, layout: int) -> None:
+        """The club laid out ``layout`` (a simulated table puts its cards down)."""
+        if self.table is not None:
+            self.table.lay_out(layout)
+
+    @property
+    def markers(self) -> list[Sequence[float]]:
+        return list(self.table.markers()) if self.table is not None else self._markers
+
+    def grab(self, count: int = FRAMES_PER_LAYOUT) -> list[U8]:
+        """Up to ``count`` frames (a live camera that gives none in a few tries gives fewer;
+        the caller says so, naming the camera)."""
+        if self.table is not None:
+            return [np.asarray(f.image, np.uint8) for f in self.table.frames(count)]
+        from referee.vision.sources import EndOfSource
+
+        out: list[U8] = []
+        for _ in range(count * 4):
+            try:
+                frame = self.source.read()
+            except EndOfSource:
+                break
+            if frame is not None:
+                out.append(np.asarray(frame.image, np.uint8))
+                if len(out) == count:
+                    break
+        return out
+
+
+def layout_markers(layout_path: Path | None) -> list[tuple[float, float]]:
+    """The mat's corner markers in the frame from a calibrated layout file (none without one)."""
+    if layout_path is None or not layout_path.exists():
+        return []
+    from referee.vision.layout import TableLayout, marker_centres
+
+    layout = TableLayout.load(layout_path)
+    points = layout.to_image(np.array(list(marker_centres().values()), np.float64))
+    return [(float(x), float(y)) for x, y in points]
+
+
+def sim_table(spec: str, order: Sequence[str], plan: GridPlan, frame_size: tuple[int, int]) -> TableFrames | None:
+    """A simulated table for a ``sim`` or ``sim:SEED`` source spec (else ``None``)."""
+    kind, _, seed = spec.partition(":")
+    if kind != "sim":
+        return None
+    seed = seed.rpartition(":")[2]  # sim:GAME:SEED as the vision sources spell it
+    if seed and not (seed.isascii() and seed.isdigit()):
+        raise ConfigError(f"bad simulator seed in {spec!r} (expected sim or sim:SEED, SEED a whole number >= 0)")
+    from referee.vision.simulator.deck_grid import LaidOutDeck
+
+    return TableFrames(table=LaidOutDeck(order, plan, seed=int(seed or 0), frame_size=frame_size))
+
+
+def run_enrolment(session: DeckEnrolment, frames: TableFrames, ready: Callable[[int], None] = lambda k: None) -> EnrolReport:
+    """Every layout of ``session``: ``ready(k)`` waits until the club laid out layout ``k``
+    (the command line asks for Enter; a simulated table lays itself out), then frames are
+    grabbed and captured; then the enrolment is finished. A layout that cannot be read
+    raises :class:`~referee.vision.enroll_grid.LayoutError` before anything is written."""
+    for layout in range(session.plan.layouts):
+        ready(layout)
+        frames.lay_out(layout)
+        images = frames.grab()
+        if not images:
+            raise ConfigError(f"no frame from the camera for layout {layout + 1}: is it connected?")
+        session.markers = frames.markers
+        session.capture(layout, images)
+    return session.finish()

@@ -11,6 +11,20 @@ known order and the cards are found and named by position
 ``CardClassifier.load(..., enrollment=FILE)``, with the blend's weight and sharpness fitted to
 the deck (:mod:`referee.recognition.enroll_fit`).
 
+With ``--camera`` the deck is enrolled at the table from the box's own camera (its config's
+``camera.source``, or ``--source``; ``sim`` renders a simulated table):
+
+    referee enroll --camera --config /etc/referee/config.toml
+    referee enroll --camera --source sim --order french-52 --out /tmp/club.npz
+
+The club lays the deck face up in rows as the command asks (the deck's order, row by row; two
+layouts one after the other when the frame cannot hold a 52-card deck), a few frames are taken
+of each, every card is found and named by its place, enrolled, and read back: the report names
+each card the box would still confuse (its top-2 pair and margin) and the time it took
+(:mod:`referee.box.enrol_deck`). A place with no card, two cards or a card the order does not
+list is refused naming the places, and nothing is written. With ``--config`` the file is the
+one the box reads from then on (``<state_dir>/enrollment-<family>.npz``).
+
 Before writing, the names are checked for slips (:mod:`referee.recognition.enroll_check`): a
 card named twice and one with no photo (``--expect DECK``, or ``--grid`` with a deck), a photo
 the base model reads surely as another card, a photo much nearer another card's photos than its
@@ -33,9 +47,17 @@ from referee.recognition.enroll import Named, checked_enroll, layout_crops, name
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--deck", required=True, help="italian or french")
-    parser.add_argument("--photos", type=Path, required=True, help="folder of card photos")
-    parser.add_argument("--out", type=Path, required=True, help="enrollment file to write (.npz)")
+    parser.add_argument("--deck", default=None, help="italian or french (with --camera: from the order or the config)")
+    parser.add_argument("--photos", type=Path, default=None, help="folder of card photos")
+    parser.add_argument("--out", type=Path, default=None,
+                        help="enrollment file to write (.npz); with --camera --config: the one the box reads")
+    parser.add_argument("--camera", action="store_true",
+                        help="enrol the deck laid out in rows under the box's camera (see --config, --source)")
+    parser.add_argument("--config", type=Path, default=None,
+                        help="with --camera: the box's config (camera.source, layout, game, state_dir)")
+    parser.add_argument("--source", default=None,
+                        help="with --camera: the camera instead of the config's: picamera, usb:N, a video, a folder "
+                        "of frames, sim or sim:SEED (a simulated table)")
     parser.add_argument("--layout", type=Path, default=None, help="CSV image,code,x0,y0,x1,y1")
     parser.add_argument("--grid", action="store_true",
                         help="the photos show the deck laid out face up in rows, in --order: cards are found "
@@ -53,6 +75,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.camera:
+        from referee.cli.enroll_camera import run_camera
+
+        return run_camera(args)
+    for option in ("deck", "photos", "out"):
+        if getattr(args, option) is None:
+            raise ConfigError(f"--{option} is needed (or --camera to enrol the deck laid out under the box's camera)")
+    if args.config is not None or args.source is not None:
+        raise ConfigError("--config and --source go with --camera")
     deck = deck_family(args.deck)
     clf = CardClassifier.load(deck, args.model_dir, threads=args.threads)
     if args.grid and args.layout:
