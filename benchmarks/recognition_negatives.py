@@ -13,10 +13,10 @@ Three kinds of crop, each counted at the pipeline's thresholds (a read >= 0.3 is
                   (mostly the table's ArUco markers and stock edges)
   sim-facedown    simulated deals: the true quads of the face-down cards (the stock), with the
                   finder's kind of corner error
-  paper           marks on white paper (``synth.render_paper_clutter``: pip-scale models read
+  paper           marks on white paper (``non_card_crops.render_paper_clutter``: pip-scale models read
                   drawings on sheets as aces), every 7th face of every print of the deck nearby
   card-part       a part of a card, 35-65% of its width and height, stretched to a crop
-                  (``synth.render_card_zoom``: quads inside a 9/10 read as a 3 or an ace)
+                  (``non_card_crops.render_card_zoom``: quads inside a 9/10 read as a 3 or an ace)
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from referee.recognition import CardClassifier
 from referee.recognition.dataset import cached_set
 
 sys.path.insert(0, str(Path(__file__).parent))
+from non_card_crops import render_card_zoom, render_paper_clutter
 from recognition_sim import frames, iou, jittered
 
 #: (game, print, seed, texture) per family: the decks the clubs play with and a held-out one.
@@ -87,8 +88,8 @@ def drawn_crops(deck: str, count: int, size: tuple[int, int]) -> dict[str, list[
 
     textures = [read_bgra(p)[..., :3].copy() for p in texture_files(None)]
     pool = [synth.prepare_art(read_bgra(p), 0.0) for s in face_sets(deck, None) for p in list(s.files.values())[::7]]
-    paper = [synth.render_paper_clutter(textures, pool, np.random.default_rng([99, i]), size) for i in range(count)]
-    parts = [synth.render_card_zoom(pool[i % len(pool)], textures, np.random.default_rng([98, i]), size)
+    paper = [render_paper_clutter(textures, pool, np.random.default_rng([99, i]), size) for i in range(count)]
+    parts = [render_card_zoom(pool[i % len(pool)], textures, np.random.default_rng([98, i]), size)
              for i in range(count)]
     return {"paper": paper, "card-part": parts}
 

@@ -22,10 +22,9 @@ import numpy as np
 
 from referee.cards import RECOGNISER_LABELS, deck_family
 from referee.paths import REPO_ROOT, models_dir, require_shared
-from referee.recognition.dataset import NEGATIVES, NegativeRecipe, SynthSet, cached_set, join_sets
+from referee.recognition.dataset import BACK_SHARE, NEGATIVES, SynthSet, cached_set, join_sets
 from referee.recognition.faces import DEFAULT_HOLDOUT, face_sets
-from referee.recognition.pip_scale import PipRecipe
-from referee.recognition.preprocess import INPUT_SIZE, MEAN, STD, check_input_size
+from referee.recognition.preprocess import INPUT_SIZE, MEAN, STD
 
 if TYPE_CHECKING:
     from referee.recognition.real_crops import RealSet
@@ -35,10 +34,6 @@ WARMUP_STEPS = 150
 ESTIMATE_AT = (10, 40, 80, 120, WARMUP_STEPS - 1)
 #: Seconds kept back from --minutes for evaluation, calibration and export.
 RESERVE_S = 90.0
-#: Default ``--court-swap`` per deck: off. Only French prints carry rank indices to read, but two
-#: French candidates trained with 0.5 (models/HISTORY.md) were worse on held-out Knoll and on
-#: simulated finder crops and accepted non-cards; the committed models were trained without it.
-DEFAULT_COURT_SWAP = {"french": 0.0, "italian": 0.0}
 #: ``--memory-format`` choices. The layout changes the float rounding of the convolutions, so a
 #: run replays bit for bit only with the layout (and thread count) it was made with.
 MEMORY_FORMATS = ("channels_last", "contiguous")
@@ -56,34 +51,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--samples", type=int, default=60000, help="synthetic training crops (cached)")
     parser.add_argument("--table-samples", type=int, default=0,
                         help="extra crops of cards among other cards, cut as the table pipeline cuts them")
-    parser.add_argument("--court-swap", type=float, default=None,
-                        help="probability that a court face of a print with corner indices shows another "
-                        "court's picture (same suit), so the model reads the index (default: "
-                        f"{DEFAULT_COURT_SWAP} for french, 0 for italian)")
-    parser.add_argument("--pip-scale", type=float, default=0.0,
-                        help="probability that a French pip card is drawn with its pips rescaled (aces "
-                        "0.8-2.8x, others 0.8-1.4x), so unseen pip sizes read (default 0)")
-    parser.add_argument("--pip-ranks", nargs="+", default=None, metavar="RANK",
-                        help="with --pip-scale: rescale only these pip ranks, e.g. A (default: A-10)")
-    parser.add_argument("--pip-ace-range", nargs=2, type=float, default=None, metavar=("LO", "HI"),
-                        help="with --pip-scale: the aces' scale range (default 0.8 2.8)")
-    parser.add_argument("--pip-range", nargs=2, type=float, default=None, metavar=("LO", "HI"),
-                        help="with --pip-scale: the other pip cards' scale range (default 0.8 1.4)")
-    parser.add_argument("--pip-aspect-jitter", type=float, default=None,
-                        help="with --pip-scale: width/height scaled apart by up to this (default 0.12; 0 keeps "
-                        "the pips' shape)")
-    parser.add_argument("--pip-zoom-negatives", type=float, default=None, metavar="SHARE",
-                        help="with --pip-scale: extra 'back' samples, this share of the face samples, that are "
-                        "zoomed-in parts of cards (default 0; the same as --part-negatives)")
-    parser.add_argument("--paper-negatives", type=float, default=None, metavar="SHARE",
-                        help="extra 'back' samples, this share of the face samples, of marks on white paper "
-                        "(default 0, or 0.04 with --pip-scale)")
-    parser.add_argument("--part-negatives", type=float, default=None, metavar="SHARE",
-                        help="extra 'back' samples, this share of the face samples, of zoomed-in parts of "
-                        "cards, with or without --pip-scale (default 0)")
-    parser.add_argument("--interior-negatives", type=float, default=None, metavar="SHARE",
-                        help="extra 'back' samples, this share of the face samples, of windows inside a "
-                        "card's face that show none of its edge, corners or indices (default 0)")
     parser.add_argument("--print-variation", type=float, default=0.0, metavar="P",
                         help="probability that a training face is drawn as another print of its pattern "
                         "(ink shades, line weight, a slightly redrawn figure; "
@@ -99,16 +66,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--real-decks", nargs="+", default=None, metavar="DECK",
                         help="italian only, with --real-photos: train on the photos of these real Napoletane decks "
                              "(CC BY 4.0; e.g. deck01 deck02), the others stay unseen (referee/recognition/real_decks.py)")
-    parser.add_argument("--input-size", nargs=2, type=int, default=None, metavar=("W", "H"),
-                        help=f"model input, portrait (default {INPUT_SIZE[0]} {INPUT_SIZE[1]}); the sets are rendered "
-                        "at it and the live finder cuts its crops at it")
-    parser.add_argument("--width", type=float, default=None,
-                        help="network width multiplier (default 1: the committed models' network)")
-    parser.add_argument("--extra-blocks", type=int, default=None, metavar="N",
-                        help="N more stride-1 blocks after each of the network's last two stages (default 0)")
-    parser.add_argument("--device", default="cpu",
-                        help="torch device to fit on (default cpu). A GPU ('cuda') is for trying recipes "
-                             "quickly: its float rounding differs, so only a CPU run replays a committed model")
     parser.add_argument("--workers", type=int, default=None, help="render processes (default: --threads)")
     parser.add_argument("--val-per-face", type=int, default=24, help="validation crops per held-out face")
     parser.add_argument("--batch", type=int, default=128)
@@ -157,8 +114,6 @@ def run(args: argparse.Namespace) -> int:
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
-    width, extra_blocks = net_shape(args)
-    device = torch_device(args)
     real_options(args, deck)
     t0, cpu0 = time.monotonic(), _cpu_s()
     train, val, plan = _data(args, deck, log)
@@ -184,19 +139,14 @@ def run(args: argparse.Namespace) -> int:
 
     from referee.recognition.net import CardNet
 
-    model = CardNet(len(RECOGNISER_LABELS[deck]), width=width, extra_blocks=extra_blocks)
-    model.to(device)
+    model = CardNet(len(RECOGNISER_LABELS[deck]))
     steps = _fit(model, train, args, t0, log, real)
-    model.to("cpu")
     t2, cpu2 = time.monotonic(), _cpu_s()
     report = evaluate_synthetic(model, val, deck)
     log(f"validation (held-out prints): {json.dumps(report['per_set'])}")
     out = args.out if args.out is not None else models_dir()
     extra = {"training": {**plan, "steps": steps, "seed": args.seed, "batch": args.batch, "lr": args.lr,
                           "threads": args.threads, "memory_format": args.memory_format,
-                          **({"net": {"width": width, "extra_blocks": extra_blocks}}
-                             if (width, extra_blocks) != (1.0, 0) else {}),
-                          **({"device": str(device)} if device.type != "cpu" else {}),
                           "torch": torch.__version__,
                           "minutes_used": round((time.monotonic() - t0) / 60, 1),
                           "cpu_minutes_used": round(time.process_time() / 60, 1),
@@ -207,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
              "validation": report}
     from referee.recognition.export import export
 
-    onnx_path = export(model, deck, out, report["temperature"], extra, input_size(args))
+    onnx_path = export(model, deck, out, report["temperature"], extra)
     if args.calibrate_on:
         _calibrate(args, deck, out, out, log)
     log(f"wrote {onnx_path} and {onnx_path.with_suffix('.json')} in {(time.monotonic() - t0) / 60:.1f} min")
@@ -264,34 +214,26 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
         return show
 
     workers = args.workers or args.threads
-    swap = DEFAULT_COURT_SWAP[deck] if args.court_swap is None else args.court_swap
-    recipe = pip_recipe(args)
-    negatives = negative_recipe(args, recipe)
-    size = input_size(args)
     variation = print_variation(args)
     vary_others = bool(getattr(args, "vary_others", False))
     if vary_others and not variation:
         from referee.errors import ConfigError
 
         raise ConfigError("--vary-others needs --print-variation P (P > 0)")
-    pips: dict[str, Any] = {"pip_scale": args.pip_scale, "pip_recipe": recipe, "negatives": negatives, "size": size,
-                            "print_variation": variation, **({"vary_others": True} if vary_others else {})}
+    looks: dict[str, Any] = {"size": INPUT_SIZE, "print_variation": variation,
+                             **({"vary_others": True} if vary_others else {})}
     train = cached_set(cache, deck, train_sets, per_face, args.seed, workers=workers,
-                       root=root, progress=progress("training set"), court_swap=swap, **pips)
+                       root=root, progress=progress("training set"), **looks)
     table_per_face = args.table_samples // max(1, n_faces)
     if table_per_face:
         table = cached_set(cache, deck, train_sets, table_per_face, args.seed + 500, workers=workers,
-                           root=root, progress=progress("table-style set"), style="table", court_swap=swap,
-                           **pips)
+                           root=root, progress=progress("table-style set"), style="table", **looks)
         train = join_sets(train, table)
     val_sets = holdout or train_sets
     val = cached_set(cache, deck, val_sets, args.val_per_face, args.seed + 1000, workers=workers,
-                     root=root, progress=progress("validation set"), size=size)
+                     root=root, progress=progress("validation set"), size=INPUT_SIZE)
     plan = {"train_sets": train_sets, "holdout_sets": holdout, "per_face": per_face,
-            "table_per_face": table_per_face, "court_swap": swap, "pip_scale": args.pip_scale,
-            **({"pip_recipe": recipe.changes()} if recipe.changes() else {}),
-            "negatives": negatives.shares(),
-            **({"input_size": list(size)} if size != INPUT_SIZE else {}),
+            "table_per_face": table_per_face, "negatives": {"back": BACK_SHARE},
             **({"print_variation": variation} if variation else {}),
             **({"vary_others": True} if vary_others else {}),
             "train_crops": len(train), "val_crops": len(val)}
@@ -308,13 +250,13 @@ def _real_set(args: argparse.Namespace, deck: str, plan: dict[str, Any], log: _L
     if decks:
         from referee.recognition.real_crops import build_deck_set
 
-        real = build_deck_set(RECOGNISER_LABELS[deck], input_size(args), args.seed + 700, decks, root)
+        real = build_deck_set(RECOGNISER_LABELS[deck], INPUT_SIZE, args.seed + 700, decks, root)
         log(f"real deck crops: {real.photos} photos of {', '.join(sorted(decks))}, {len(real)} copies "
             f"({real_per_batch(args)} a batch)")
         return real
     from referee.recognition.real_crops import build_real_set
 
-    real = build_real_set(deck, RECOGNISER_LABELS[deck], input_size(args), args.seed + 700, root)
+    real = build_real_set(deck, RECOGNISER_LABELS[deck], INPUT_SIZE, args.seed + 700, root)
     log(f"real crops: {real.crops} boxes from {real.photos} photos, {len(real)} copies ({real_per_batch(args)} a batch)")
     return real
 
@@ -349,44 +291,6 @@ def real_per_batch(args: argparse.Namespace) -> int:
     return max(1, round(float(args.real_photos) * int(args.batch)))
 
 
-def net_shape(args: argparse.Namespace) -> tuple[float, int]:
-    """``--width`` and ``--extra-blocks``, checked (defaults: the committed models' network)."""
-    from referee.recognition.net import DEFAULT_EXTRA_BLOCKS, DEFAULT_WIDTH, block_plan
-
-    width = getattr(args, "width", None)
-    extra = getattr(args, "extra_blocks", None)
-    shape = (DEFAULT_WIDTH if width is None else float(width), DEFAULT_EXTRA_BLOCKS if extra is None else int(extra))
-    try:
-        block_plan(*shape)
-    except ValueError as exc:
-        from referee.errors import ConfigError
-
-        raise ConfigError(f"--width/--extra-blocks: {exc}") from exc
-    return shape
-
-
-def torch_device(args: argparse.Namespace) -> Any:
-    """``--device`` as a torch device that is there, else a ConfigError naming it."""
-    import torch
-
-    name = str(getattr(args, "device", "cpu") or "cpu")
-    try:
-        device = torch.device(name)
-    except RuntimeError as exc:
-        from referee.errors import ConfigError
-
-        raise ConfigError(f"--device {name!r}: {exc}") from exc
-    if device.type == "cuda" and not torch.cuda.is_available():
-        from referee.errors import ConfigError
-
-        raise ConfigError(f"--device {name!r}: this torch sees no CUDA GPU")
-    if device.type not in ("cpu", "cuda"):
-        from referee.errors import ConfigError
-
-        raise ConfigError(f"--device {name!r}: expected cpu or cuda")
-    return device
-
-
 def print_variation(args: argparse.Namespace) -> float:
     """``--print-variation``, checked (default 0)."""
     p = float(getattr(args, "print_variation", 0.0) or 0.0)
@@ -397,60 +301,11 @@ def print_variation(args: argparse.Namespace) -> float:
     return p
 
 
-def input_size(args: argparse.Namespace) -> tuple[int, int]:
-    """``--input-size``, checked (default :data:`INPUT_SIZE`)."""
-    given = getattr(args, "input_size", None)
-    if given is None:
-        return INPUT_SIZE
-    try:
-        return check_input_size(given)
-    except ValueError as exc:
-        from referee.errors import ConfigError
-
-        raise ConfigError(f"--input-size: {exc}") from exc
-
-
-def pip_recipe(args: argparse.Namespace) -> PipRecipe:
-    """The ``--pip-*`` options as a recipe (the default one when none is given)."""
-    given = {"ranks": getattr(args, "pip_ranks", None), "ace_scale": getattr(args, "pip_ace_range", None),
-             "pip_scale": getattr(args, "pip_range", None), "aspect_jitter": getattr(args, "pip_aspect_jitter", None),
-             "zoom_negatives": getattr(args, "pip_zoom_negatives", None)}
-    fields = {k: tuple(v) if isinstance(v, list) else v for k, v in given.items() if v is not None}
-    try:
-        return PipRecipe(**fields)  # type: ignore[arg-type]
-    except ValueError as exc:
-        from referee.errors import ConfigError
-
-        raise ConfigError(f"--pip-* options: {exc}") from exc
-
-
-def negative_recipe(args: argparse.Namespace, recipe: PipRecipe) -> NegativeRecipe:
-    """``--paper-negatives`` / ``--part-negatives`` (else what ``--pip-scale`` and its recipe imply) and
-    ``--interior-negatives``."""
-    from referee.errors import ConfigError
-
-    parts = getattr(args, "part_negatives", None)
-    if parts is not None and getattr(args, "pip_zoom_negatives", None) is not None:
-        raise ConfigError("--part-negatives and --pip-zoom-negatives are the same share: give one")
-    implied = NegativeRecipe.of_pip_scaling(args.pip_scale, recipe)
-    paper = getattr(args, "paper_negatives", None)
-    interior = getattr(args, "interior_negatives", None) or 0.0
-    try:
-        return NegativeRecipe(implied.paper if paper is None else paper, implied.parts if parts is None else parts,
-                              interior)
-    except ValueError as exc:
-        raise ConfigError(f"--paper-negatives/--part-negatives/--interior-negatives: {exc}") from exc
-
-
-def to_batch(images: np.ndarray, rng: np.random.Generator, device: Any = None) -> Any:
-    """uint8 BGR NHWC -> normalised RGB NCHW tensor (on ``device``, default the CPU), with cheap
-    on-line augmentation.  The random draws do not depend on the device."""
+def to_batch(images: np.ndarray, rng: np.random.Generator) -> Any:
+    """uint8 BGR NHWC -> normalised RGB NCHW tensor, with cheap on-line augmentation."""
     import torch
 
-    def put(a: np.ndarray) -> Any:
-        t = torch.from_numpy(a)
-        return t if device is None else t.to(device)
-
+    put = torch.from_numpy
     x = put(images[..., ::-1].copy()).permute(0, 3, 1, 2).float().div_(255.0)
     n = x.shape[0]
     # Both 180-degree orientations, a little exposure/contrast and a few pixels of shift.
@@ -488,13 +343,11 @@ def _fit(model: Any, data: SynthSet, args: argparse.Namespace, t0: float, log: _
     layout = torch.channels_last if args.memory_format == "channels_last" else torch.contiguous_format
     model.to(memory_format=layout)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
-    device = next(model.parameters()).device
-    labels = torch.from_numpy(data.labels).to(device)
-    allowed = None if real is None else torch.from_numpy(real.allowed).to(device)
-    support = None if real is None else torch.from_numpy(real.support).to(device)[None]
+    labels = torch.from_numpy(data.labels)
+    allowed = None if real is None else torch.from_numpy(real.allowed)
+    support = None if real is None else torch.from_numpy(real.support)[None]
     total = args.steps
-    # running sums stay on the device: reading them every step would wait for a GPU each time
-    step, seen, correct, loss_sum = 0, 0, torch.zeros((), device=device), torch.zeros((), device=device)
+    step, seen, correct, loss_sum = 0, 0, torch.zeros(()), torch.zeros(())
     order = rng.permutation(len(data))
     cursor = 0
     timing_start = last_snap = time.monotonic()
@@ -512,11 +365,11 @@ def _fit(model: Any, data: SynthSet, args: argparse.Namespace, t0: float, log: _
         if real is not None and allowed is not None:
             ridx = real_rng.integers(0, len(real), n_real)
             images = np.concatenate([images, real.images[ridx]])
-        x, y = to_batch(images, rng, device).contiguous(memory_format=layout), labels[torch.from_numpy(idx).to(device)]
+        x, y = to_batch(images, rng).contiguous(memory_format=layout), labels[torch.from_numpy(idx)]
         logits, _ = model(x)
         loss = torch.nn.functional.cross_entropy(logits[:len(idx)], y, label_smoothing=0.05)
         if real is not None and allowed is not None:
-            loss = (loss * len(idx) + real_loss(logits[len(idx):], allowed[torch.from_numpy(ridx).to(device)], support) * n_real) / (len(idx) + n_real)
+            loss = (loss * len(idx) + real_loss(logits[len(idx):], allowed[torch.from_numpy(ridx)], support) * n_real) / (len(idx) + n_real)
             logits = logits[:len(idx)]
         opt.zero_grad()
         loss.backward()  # type: ignore[no-untyped-call]
@@ -551,9 +404,7 @@ def _snapshot(model: Any, args: argparse.Namespace, step: int, log: _Logger) -> 
     from referee.recognition.export import export
 
     out = args.cache / "snapshots"
-    device = next(model.parameters()).device
-    export(model.to("cpu"), deck_family(args.deck), out, 1.0, {"snapshot_step": step}, input_size(args))
-    model.to(device)
+    export(model, deck_family(args.deck), out, 1.0, {"snapshot_step": step})
     model.train()
     log(f"snapshot at step {step} -> {out}")
 

@@ -43,8 +43,6 @@ def test_the_committed_recipe_is_what_the_committed_model_was_trained_with(deck:
     faces = {"italian": 15 * 40, "french": None}[deck]
     if faces is not None:
         assert (args.samples // faces, args.table_samples // faces) == (training["per_face"], training["table_per_face"])
-    # what no committed recipe uses stays at the default that leaves it out
-    assert (args.court_swap, args.pip_scale, args.width, args.extra_blocks) == (None, 0.0, None, None)
 
 
 def test_the_command_line_adds_where_to_write() -> None:
@@ -65,7 +63,8 @@ def _write(tmp_path: Path, text: str) -> Path:
     ('deck = "italian"\nvary_others = 1\n', r"key 'vary_others': expected true or false"),
     ('deck = "italian"\nholdout = "omerkel_scopa_commons/napoletane"\n', r"key 'holdout': expected a list"),
     ('deck = "italian"\nmemory_format = "rows"\n', r"key 'memory_format': expected one of channels_last, contiguous"),
-    ('deck = "italian"\ninput_size = [64]\n', r"key 'input_size': expected 2 values"),
+    ('deck = "italian"\ncalibrate_on = "table:x"\n', r"key 'calibrate_on': expected a list"),
+    ('deck = "italian"\ncourt_swap = 0.5\n', r"unknown key 'court_swap'"),
     ('deck = "italian"\nout = "models"\n', r"key 'out' says where a run reads or writes: give --out on the command line"),
     ('samples = 100\n', r"key 'deck' is missing"),
     ('deck = "italian"\nsamples = \n', r"r\.recipe\.toml: not valid TOML"),
