@@ -30,6 +30,7 @@ from referee.box.config import GAMES, BoxConfig
 from referee.box.deal_card_menu import DealCardMenu, PlayedCardMenu, missing_deal_card
 from referee.box.display import ScreenSink
 from referee.box.entry_menu import EntryMenu, GameChoice
+from referee.box.frames import FrameKeeper
 from referee.box.home import home_screen
 from referee.box.i18n import tr
 from referee.box.menu import CANCELLED, ContractMenu
@@ -110,6 +111,8 @@ class Box:
         #: turned card), when the feed offers one (``Feed.stock_card``); the menu starts on it
         self.stock_reader: Callable[[], str | None] | None = None
         self.fault_screen: FaultScreen | None = None
+        #: the camera frames that decided the plays, kept for a dispute (a box with a camera)
+        self.frames: FrameKeeper | None = None
         self.transient: tuple[Screen, float] | None = None  # (screen, until) shown now
         self.queued: list[tuple[Screen, str]] = []  # (screen, kind) waiting their turn
         self.deals_started = 0  # the camera feed forgets the old table when this changes
@@ -244,6 +247,8 @@ class Box:
             self.referee = _rebuild(self.store.events(self.match_id))  # memory = disk again
             raise
         self.events_seen += 1
+        if self.frames is not None and event.get("event") == "play" and accepted:
+            self._keep_frame(source_pos)
         if self.arbiter is not None and accepted:
             self._arbiter_saw(event, calls)
         if event.get("event") == "deal" and accepted:  # a refused deal leaves the table as it is
@@ -255,6 +260,15 @@ class Box:
         if ends:
             self.match_id = None
         return calls
+
+    def _keep_frame(self, source_pos: int | None) -> None:
+        """The frame the play just recorded came from, kept under its line in the export; a
+        frame that cannot be kept never stops the refereeing (:mod:`referee.box.frames`)."""
+        assert self.frames is not None and self.match_id is not None
+        try:
+            self.frames.keep(self.match_id, self.events_seen, source_pos)
+        except Exception as exc:  # a courtesy to disputes: the play stands whatever happens here
+            log.warning("the play's frame was not kept: %s", exc)
 
     def _ask_confirm(self, event: dict[str, Any], source_pos: int | None) -> list[dict[str, Any]]:
         """Hold an unsure play (the box has no arbiter: an event log's play) as the box's own

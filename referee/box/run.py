@@ -218,6 +218,7 @@ def _open_feed(cfg: BoxConfig, args: RunOptions, box: Box) -> Feed:
     if kind == "events":
         return JsonlFeed(Path(rest), pace_s=args.pace)
     # imports OpenCV and the recogniser: only when a camera is configured
+    from referee.box.frames import FRAMES_DIR, FrameKeeper
     from referee.box.vision_feed import LiveRules, open_vision_feed
 
     sim_events = None if args.sim_events is None else _sim_events(args.sim_events)
@@ -225,6 +226,8 @@ def _open_feed(cfg: BoxConfig, args: RunOptions, box: Box) -> Feed:
     # The box asks the same questions as `referee watch` (missed plays; out of turn asked
     # first unless thresholds.trust_after_tricks opts in): one PlayArbiter decides for both.
     feed.attach_to(box)
+    # the frames that decided the plays, kept for a dispute (bounded; a fault never stops play)
+    box.frames = feed.keeper = FrameKeeper(cfg.state_dir / FRAMES_DIR)
     return feed
 
 

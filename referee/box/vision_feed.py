@@ -77,6 +77,9 @@ class VisionFeed:
         self.skip = -1
         #: after a live resume: cards of the current trick already recorded, still on the table
         self.adopt: set[str] = set()
+        #: where a frame in which the tracker proposed a play is offered, to be kept for a
+        #: dispute once the box records the play (``referee.box.frames.FrameKeeper``)
+        self.keeper: Any = None
 
     def attach_to(self, box: Any) -> None:
         """Let ``box`` decide this feed's plays as ``referee watch`` does (``Box.attach_vision``:
@@ -158,6 +161,8 @@ class VisionFeed:
             if self._adopted(play):
                 continue
             items.append(FeedItem(play.to_event(), frame.index))
+        if self.keeper is not None and plays and frame.index > self.skip:
+            self.keeper.offer(frame.index, frame.image)
         # The frame itself last, after its plays: the box's frame tick then sees this frame's
         # table (a trick gathered short asks about the missing card even when no play follows).
         items.append(FeedItem(None, frame.index, frame.t))

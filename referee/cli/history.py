@@ -5,6 +5,7 @@
     referee history --state-dir DIR --export 3 --calls         # the calls the box made
     referee history --state-dir DIR --export 3 --answers       # the operator's "no" answers
     referee history --state-dir DIR --export 3 --rejected      # source lines the reader refused
+    referee history --state-dir DIR --export 3 --frames OUT    # the frames that decided its plays
 
 ``referee replay match3.jsonl`` prints exactly the calls of ``--calls`` (dispute review).
 
@@ -18,10 +19,13 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 from referee.box.config import DEFAULT_PATH, load_config
+from referee.box.frames import FRAMES_DIR, play_frames, scan
 from referee.box.state import MatchStore, StateError
 from referee.cli.replay import reader_gone
 from referee.errors import ConfigError
@@ -38,6 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                       help="with --export: the operator's answers that are no event ('no, <seat> did not play')")
     what.add_argument("--rejected", action="store_true",
                       help="with --export: the source lines the strict reader rejected (line and why)")
+    what.add_argument("--frames", type=Path, metavar="DIR",
+                      help="with --export: copy the camera frames that decided its plays into DIR (JPEG, one"
+                           " per play, named by deal, trick and event) and list them as JSON Lines")
 
 
 def _state_dir(args: argparse.Namespace) -> Path:
@@ -48,6 +55,25 @@ def _state_dir(args: argparse.Namespace) -> Path:
 
 def _when(t: float | None) -> str:
     return "-" if t is None else dt.datetime.fromtimestamp(t).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _export_frames(events: list[dict[str, Any]], state_dir: Path, match: int, out: Path) -> list[dict[str, Any]]:
+    """Copy ``match``'s kept frames into ``out``; one row per frame copied (what it shows and
+    the file). A frame evicted meanwhile is simply not there."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise StateError(f"{out}: cannot write the frames: {exc.strerror or exc}") from exc
+    kept = [f for f in scan(state_dir / FRAMES_DIR) if f.match == match]
+    rows = []
+    for frame in play_frames(events, kept):
+        name = f"match-{match}-deal-{frame.deal}-trick-{frame.trick}-event-{frame.event:05d}.jpg"
+        try:
+            shutil.copyfile(frame.frame.path, out / name)
+        except OSError as exc:
+            raise StateError(f"{frame.frame.path}: cannot copy to {out / name}: {exc.strerror or exc}") from exc
+        rows.append({**frame.to_dict(), "file": str(out / name)})
+    return rows
 
 
 def run(args: argparse.Namespace) -> int:
@@ -63,9 +89,11 @@ def run(args: argparse.Namespace) -> int:
                     print(f"{m.id:>5}  {m.game:<18} {_when(m.started):<19}  {_when(m.ended):<19}  {m.events:>6}  {m.calls:>5}")
                 return 0
             store.require_match(args.export)
-            if args.rejected:
+            unreadable: list[str] = []
+            if args.frames is not None:
+                rows = _export_frames(store.events(args.export), state_dir, args.export, args.frames)
+            elif args.rejected:
                 rows = [{"line": pos, "detail": why} for pos, why in store.rejected_lines(args.export)]
-                unreadable: list[str] = []
             else:
                 what = "answer" if args.answers else "call" if args.calls else "event"
                 rows, unreadable = store.readable(args.export, what)

@@ -20,6 +20,7 @@ from typing import Any
 
 from referee.box.app import Box
 from referee.box.config import GAMES
+from referee.box.frames import play_frames
 from referee.rules import get_game
 from referee.table.answer import Answer
 from referee.table.refused import Refused
@@ -156,6 +157,21 @@ class Desk:
         for problem in unreadable:
             log.warning("export: unreadable, left out: %s", problem)
         return rows
+
+    def frames(self, match_id: int) -> list[dict[str, Any]] | None:
+        """The match's kept frames with the play each decided (deal, trick, seat, card), by
+        event line; None: the record has no such match. A box without a camera keeps none."""
+        if match_id not in {m.id for m in self.box.store.matches()}:
+            return None
+        keeper = self.box.frames
+        if keeper is None:
+            return []
+        return [f.to_dict() for f in play_frames(self.box.store.events(match_id), keeper.frames(match_id))]
+
+    def frame_jpeg(self, match_id: int, event: int) -> bytes | None:
+        """The JPEG of the frame that decided ``match_id``'s event ``event`` (None: none kept)."""
+        keeper = self.box.frames
+        return keeper.read(match_id, event) if keeper is not None else None
 
     def summary_csv(self) -> str:
         """One row per match: id, game, started, ended, winner, score."""

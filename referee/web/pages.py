@@ -102,7 +102,8 @@ def _history(t: dict[str, str]) -> str:
 <div id="ops" hidden><section class="box"><h2>{e["history"]}</h2>
 <p><a id="csv" href="/api/matches.csv">{e["export_csv"]}</a></p>
 <div class="scroll"><table id="matches"><thead><tr><th>#</th><th>{e["game"]}</th><th>{e["started"]}</th><th>{e["ended"]}</th>
-<th>{e["events"]}</th><th>{e["winner"]}</th><th></th></tr></thead><tbody></tbody></table></div></section></div>"""
+<th>{e["events"]}</th><th>{e["winner"]}</th><th></th></tr></thead><tbody></tbody></table></div></section>
+<section id="frames" class="box frames" hidden><h2 id="frames-title"></h2><div id="frames-body"></div></section></div>"""
 
 
 _BODIES = {"scoreboard": _scoreboard, "operator": _operator, "history": _history}

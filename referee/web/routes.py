@@ -11,6 +11,7 @@
     POST /api/undo | /api/next-deal | /api/end-match | /api/setup
     GET  /api/deal-card       the face-up card the camera reads now (offered first)
     GET  /api/matches | /api/matches.csv | /api/matches/{id}.jsonl[?calls=1]
+    GET  /api/matches/{id}/frames | /api/matches/{id}/frames/{event}.jpg   frames for a dispute
 
 Every change needs the PIN (header ``X-Referee-Pin`` or the login cookie): none is 401, a
 wrong one 403, too many wrong ones from one client 429; nothing is recorded then. Every
@@ -69,6 +70,8 @@ def make_app(console: Console) -> web.Application:
         web.get("/api/matches", _guarded(matches)),
         web.get("/api/matches.csv", _guarded(matches_csv)),
         web.get("/api/matches/{id}.jsonl", _guarded(match_jsonl)),
+        web.get("/api/matches/{id}/frames", _guarded(match_frames)),
+        web.get("/api/matches/{id}/frames/{event}.jpg", _guarded(frame_jpeg)),
     ])
     app.on_shutdown.append(_close_live)
     return app
@@ -327,3 +330,28 @@ async def match_jsonl(request: web.Request) -> web.Response:
     name = f"match-{match_id}{'-calls' if what == 'call' else ''}.jsonl"
     return web.Response(text=text, content_type="application/x-ndjson",
                         headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+def _number(request: web.Request, key: str) -> int:
+    try:
+        return int(request.match_info[key])
+    except ValueError:
+        raise web.HTTPNotFound() from None
+
+
+async def match_frames(request: web.Request) -> web.Response:
+    match_id = _number(request, "id")
+    desk = request.app[CONSOLE].desk
+    frames = await _in_box(request, lambda: desk.frames(match_id))
+    if frames is None:
+        return _error(404, f"no match {match_id} in the record")
+    return web.json_response({"frames": frames})
+
+
+async def frame_jpeg(request: web.Request) -> web.Response:
+    match_id, event = _number(request, "id"), _number(request, "event")
+    desk = request.app[CONSOLE].desk
+    data = await _in_box(request, lambda: desk.frame_jpeg(match_id, event))
+    if data is None:
+        return _error(404, f"no frame kept for match {match_id}, event {event} (none, or evicted)")
+    return web.Response(body=data, content_type="image/jpeg")

@@ -34,6 +34,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "rounds_to_win": "Partite per vincere:", "key_seat": "chi", "key_trump": "briscola",
         "key_bid": "puntata", "key_called": "chiamata", "key_points": "punti", "key_in_mano": "in mano",
         "key_turned": "scoperta", "key_round": "giro", "trick_no": "presa", "key_multiplier": "moltiplicatore",
+        "frames": "Fotogrammi", "frames_of": "Fotogrammi della partita", "no_frames": "Nessun fotogramma tenuto (senza telecamera, o già scartati)",
+        "frame_event": "evento",
     },
     "en": {
         "title": "Table referee", "scoreboard": "Scoreboard", "operator": "Operator",
@@ -64,6 +66,8 @@ TEXTS: dict[str, dict[str, str]] = {
         "rounds_to_win": "Games to win:", "key_seat": "by", "key_trump": "trump",
         "key_bid": "bid", "key_called": "called", "key_points": "points", "key_in_mano": "in hand",
         "key_turned": "turned", "key_round": "round", "trick_no": "trick", "key_multiplier": "multiplier",
+        "frames": "Frames", "frames_of": "Frames of match", "no_frames": "No frames kept (no camera, or evicted)",
+        "frame_event": "event",
     },
 }
 

@@ -290,7 +290,30 @@ async function history(r) {
     el("td", {}, m.id), el("td", {}, m.game), el("td", {}, when(m.started)), el("td", {}, when(m.ended)), el("td", {}, m.events),
     el("td", {}, m.winner || "\u2014"),
     el("td", {}, el("a", { href: `/api/matches/${m.id}.jsonl`, class: "export", "data-match": m.id }, T.export_jsonl), " ",
-      el("a", { href: `/api/matches/${m.id}.jsonl?calls=1` }, T.export_calls)))));
+      el("a", { href: `/api/matches/${m.id}.jsonl?calls=1` }, T.export_calls), " ",
+      el("button", { class: "framesbtn", id: `frames-${m.id}`, onclick: () => frames(m.id) }, T.frames)))));
+}
+async function frames(match) {
+  // the frames that decided each play, grouped by deal and trick (for a dispute)
+  const r = await fetch(`/api/matches/${match}/frames`);
+  if (!r.ok) return;
+  const { frames: kept } = await r.json();
+  $("frames").hidden = false;
+  $("frames-title").textContent = `${T.frames_of} ${match}`;
+  const groups = new Map();
+  for (const f of kept) {
+    const key = `${T.deal} ${f.deal} \u00b7 ${T.trick_no} ${f.trick}`;
+    if (!groups.has(key)) groups.set(key, []);
+    groups.get(key).push(f);
+  }
+  fill($("frames-body"), kept.length ? [...groups].map(([key, fs]) => el("div", { class: "trickframes" },
+    el("h3", {}, key),
+    el("div", { class: "shots" }, fs.map((f) => {
+      const src = `/api/matches/${match}/frames/${f.event}.jpg`;
+      return el("figure", {}, el("a", { href: src, target: "_blank" }, el("img", { src, loading: "lazy", alt: `${f.seat} ${f.card}` })),
+        el("figcaption", {}, `${f.seat}: `, cardNode(f.card), ` (${T.frame_event} ${f.event})`));
+    })))) : el("p", {}, T.no_frames));
+  $("frames").scrollIntoView();
 }
 
 // -- start ------------------------------------------------------------------------------
