@@ -35,6 +35,7 @@ from referee.box.home import home_screen
 from referee.box.i18n import tr
 from referee.box.menu import CANCELLED, ContractMenu
 from referee.box.screens import (
+    AssignmentScreen,
     ConfirmScreen,
     DeclarationScreen,
     FaultScreen,
@@ -58,6 +59,7 @@ from referee.table.proposal import ProposalError, ProposedPlay
 from referee.table.question import Question, QuestionKind
 from referee.table.refused import Refused
 from referee.table.session import TableSession, Told
+from referee.tournament.messages import Assignment
 
 log = logging.getLogger(__name__)
 
@@ -120,6 +122,10 @@ class Box:
         self.last_tick: float | None = None
         self.warned = False
         self.timed_out = False
+        #: what the club's tournament service told this table to play (``[tournament]``):
+        #: shown until the match's first deal, its players' names go into the next match
+        self.assignment: Assignment | None = None
+        self.players: dict[str, str] = {}  # seat -> player, from the assignment
 
     @property
     def referee(self) -> Referee:
@@ -156,6 +162,14 @@ class Box:
         return self.store.last_source_pos(match)
 
     def _match_config(self, event: Mapping[str, Any], referee: Referee) -> tuple[str, dict[str, Any]]:
+        """The game a new match is filed under, and its config (with the players' names per
+        seat when a tournament assigned them)."""
+        game, config = self._game_config(event, referee)
+        if self.players:
+            config["players"] = dict(self.players)
+        return game, config
+
+    def _game_config(self, event: Mapping[str, Any], referee: Referee) -> tuple[str, dict[str, Any]]:
         """The game a new match is filed under, and its config: the configured game's, unless
         its first deal (set up on the console) is of another game: then that deal's."""
         g = self.cfg.game
@@ -167,6 +181,37 @@ class Box:
         return game.name, {"game": game.name, "deck": GAMES.get(game.name, (g.deck,))[0], "seats": list(deal.seats),
                            "teams": [list(t) for t in game.teams(deal) or ()],
                            "options": dict(options) if isinstance(options, Mapping) else {}}
+
+    def assigned(self, assignment: Assignment) -> None:
+        """The tournament's assignment for this table (from the main loop; the publisher hears
+        it): the next match is of its game, with its players' names per seat, and the screen
+        says who sits down ("Tavolo 3: Rossi/Bianchi - Verdi/Neri") until the first deal. A
+        match in play is left alone: it is told for a while, and counts from the next one."""
+        if assignment == self.assignment or (assignment.match is None and self.assignment is None):
+            return  # the same, heard again after a reconnect
+        self.assignment = assignment if assignment.match is not None else None
+        if self.assignment is None:
+            self.players = {}
+            self._show_home()
+            return
+        game = assignment.game
+        if game and game != self.cfg.game.name and self.match_id is None:
+            log.info("the tournament plays %s here: chosen for the next match", game)
+            self._choose_game(GameChoice(game, {}))
+        elif game and game != self.cfg.game.name:
+            log.warning("the tournament plays %s here; the match of %s in play goes on", game,
+                        self.cfg.game.name)
+        self.players = assignment.seat_names(self.cfg.game.seats)
+        log.info("assigned %s: %s", assignment.match, assignment.caption)
+        if self.match_id is None:
+            self._show_home()
+        else:
+            self._flash(self.assignment_screen(), "info")
+
+    def assignment_screen(self) -> AssignmentScreen:
+        assert self.assignment is not None
+        return AssignmentScreen(self.assignment.table, tuple(name for _, name in self.assignment.sides),
+                                self.assignment.round)
 
     def _filing(self, event: Mapping[str, Any], referee: Referee) -> tuple[str, dict[str, Any]] | None:
         """A match's first deal, of a game other than the one the match is filed under (it
@@ -489,6 +534,8 @@ class Box:
             self.display.show(self.menu.screen(self.lang))
         elif self.pending is not None:
             self.display.show(self._question_screen())
+        elif self.fault_screen is None and self.match_id is None and self.assignment is not None:
+            self.display.show(self.assignment_screen())
         else:
             self.display.show(self.fault_screen or self.home_screen())
 

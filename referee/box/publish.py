@@ -399,9 +399,11 @@ class Publisher:
                 self.acks.dirty = True
 
 
-def start_publisher(cfg: TournamentConfig | None, db_path: Path) -> Publisher | None:
-    """The publisher of a box configured for a tournament, started; ``None`` without one, or
-    when its password cannot be read (logged: the box referees and records all the same)."""
+def start_publisher(cfg: TournamentConfig | None, db_path: Path,
+                    on_assignment: Callable[[Assignment], None] | None = None) -> Publisher | None:
+    """The publisher of a box configured for a tournament, started, handing each assignment
+    it hears to ``on_assignment`` (on its network thread); ``None`` without one, or when its
+    password cannot be read (logged: the box referees and records all the same)."""
     if cfg is None:
         return None
     try:
@@ -409,5 +411,6 @@ def start_publisher(cfg: TournamentConfig | None, db_path: Path) -> Publisher | 
     except ConfigError as exc:  # the table still referees; its record is published once fixed
         log.error("not publishing to the tournament: %s", exc)
         return None
+    publisher.on_assignment = on_assignment
     publisher.start()
     return publisher

@@ -48,6 +48,7 @@ from referee.box.state import MatchStore, StateError
 from referee.box.stock import stock_reader
 from referee.errors import CameraError
 from referee.jsonl import read_lines
+from referee.tournament.messages import Assignment
 
 log = logging.getLogger("referee.run")
 
@@ -119,6 +120,8 @@ class Runner:
         #: what feeds the record: its position is kept with each step (see state.py)
         self.source = source
         self.gestures = gestures or queue.Queue()
+        #: work other threads hand to this loop (the tournament's assignment): run in turn
+        self.posted: queue.Queue[Callable[[], None]] = queue.Queue()
         self.clock, self.sleep = clock, sleep
         self.stopping = False
         self.retries = 0
@@ -163,6 +166,7 @@ class Runner:
                     self.box.frame(item.t, item.pos)
             deals = self.box.deals_started
             self._drain_gestures()
+            self._run_posted()
             if self.console is not None:
                 self.console.pump()
             if self.box.deals_started != deals and hasattr(self.feed, "new_deal"):
@@ -195,6 +199,18 @@ class Runner:
             self.feed.reopen()
         except CameraError as exc:
             log.warning("reopen failed: %s", exc)
+
+    def post(self, work: Callable[[], None]) -> None:
+        """Run ``work`` in this loop, in turn (from any thread)."""
+        self.posted.put(work)
+
+    def _run_posted(self) -> None:
+        while True:
+            try:
+                work = self.posted.get_nowait()
+            except queue.Empty:
+                return
+            work()
 
     def _drain_gestures(self) -> None:
         while True:
@@ -307,7 +323,8 @@ def run_locked(cfg: BoxConfig, args: RunOptions) -> int:
             if cfg.tournament is not None:  # a club tournament: the record goes to its broker
                 from referee.box.publish import start_publisher
 
-                publisher = start_publisher(cfg.tournament, store.path)
+                publisher = start_publisher(cfg.tournament, store.path, on_assignment=lambda a: runner.post(
+                    lambda: assigned(box, console, a)))
             try:
                 return runner.run()
             except StateError:
@@ -328,6 +345,20 @@ def run_locked(cfg: BoxConfig, args: RunOptions) -> int:
             buttons.close()
         signals.close()
         display.close()
+
+
+def assigned(box: Box, console: Any, assignment: Assignment) -> None:
+    """The tournament's assignment, in the main loop: the box sets up the next match, the
+    phone console shows the table's number and the same names."""
+    box.assigned(assignment)
+    if console is None or assignment.match is None:
+        return
+    from referee.web.setup import TableSetup
+
+    try:
+        console.desk.set_setup(TableSetup(assignment.table, dict(box.players)))
+    except OSError as exc:  # the names are a courtesy: the match is set up all the same
+        log.warning("cannot keep the table's names for the console: %s", exc)
 
 
 def _source_of(cfg: BoxConfig, args: RunOptions) -> SourceRef:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -162,6 +162,8 @@ class Assignment:
     sides: tuple[tuple[str, str], ...] = ()  # (side as the box names it, entrant name)
     deck_owner: str | None = None
     deck_enrollment: str | None = None
+    round: int | None = None
+    game: str | None = None  # the game the table plays (the tournament's format)
 
     @classmethod
     def parse(cls, payload: bytes) -> Assignment:
@@ -169,7 +171,9 @@ class Assignment:
         table, match = _int(d, "table", 1), d.get("match")
         if match is None:
             return cls(table, None)
-        caption, sides, deck = d.get("caption"), d.get("sides"), d.get("deck")
+        caption, sides, deck, game = d.get("caption"), d.get("sides"), d.get("deck"), d.get("game")
+        if game is not None and not isinstance(game, str):
+            raise MessageError(f"game: expected a game name or null, got {game!r}")
         if not isinstance(match, str) or not isinstance(caption, str):
             raise MessageError(f"match, caption: expected strings, got {match!r}, {caption!r}")
         if not isinstance(sides, list) or not all(
@@ -181,4 +185,18 @@ class Assignment:
         enrollment = deck.get("enrollment") if deck else None
         return cls(table, match, caption, tuple((s[0], s[2]) for s in sides),
                    deck["owner"] if deck else None,
-                   enrollment if isinstance(enrollment, str) else None)
+                   enrollment if isinstance(enrollment, str) else None,
+                   _int(d, "round", 1) if "round" in d else None, game)
+
+    def seat_names(self, seats: Sequence[str]) -> dict[str, str]:
+        """Each of ``seats``' player, from the sides: a pair ``N+S`` = ``Rossi/Bianchi`` seats
+        Rossi at N and Bianchi at S; a side that is one seat, its player. Sides that name no
+        seat of ``seats`` (a box configured with other seats) give no names."""
+        names: dict[str, str] = {}
+        for side, name in self.sides:
+            side_seats, players = side.split("+"), name.split("/")
+            if len(side_seats) == len(players) and all(s in seats for s in side_seats):
+                names.update(zip(side_seats, (p.strip() for p in players), strict=True))
+            elif side in seats:
+                names[side] = name
+        return names

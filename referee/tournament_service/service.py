@@ -281,17 +281,17 @@ class Service:
                 return
             now = {a.table: a for a in self.tournament.tables()}
             for table in range(1, form.tables + 1):
-                payload = dumps(assignment_dict(now.get(table), table))
+                payload = dumps(assignment_dict(now.get(table), table, form.game))
                 if self._pushed.get(table) != payload:
                     self._pushed[table] = payload
                     self.send(topic(table, "assign"), payload, True)
 
 
-def assignment_dict(a: TableAssignment | None, table: int) -> dict[str, Any]:
+def assignment_dict(a: TableAssignment | None, table: int, game: str | None = None) -> dict[str, Any]:
     if a is None:
         return {"table": table, "match": None}
     return {
-        "table": a.table, "match": a.match, "round": a.round, "caption": a.caption(),
+        "table": a.table, "match": a.match, "round": a.round, "caption": a.caption(), "game": game,
         "sides": [[side, e.id, e.name] for side, e in a.sides],
         "deck": None if a.deck is None else {"owner": a.deck.id, "name": a.deck.name,
                                              "enrollment": a.deck.enrollment},

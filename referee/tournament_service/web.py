@@ -57,7 +57,7 @@ async def state_json(request: web.Request) -> web.Response:
             "started": t.format is not None,
             "finished": t.finished,
             "champion": t.champion.id if t.champion else None,
-            "tables": [assignment_dict(a, a.table) | {
+            "tables": [assignment_dict(a, a.table, t.format.game if t.format else None) | {
                 "score": service.live[a.table].score if a.table in service.live else {},
                 "online": service.live[a.table].online if a.table in service.live else None,
             } for a in t.tables()],
