@@ -29,7 +29,8 @@ from referee.box.buttons import GESTURES, MENU_GESTURES
 from referee.box.config import GAMES, BoxConfig
 from referee.box.deal_card_menu import DealCardMenu, PlayedCardMenu, missing_deal_card
 from referee.box.display import ScreenSink
-from referee.box.entry_menu import EntryMenu, GameChoice
+from referee.box.enrol_menu import DONE, EnrolMenu
+from referee.box.entry_menu import ENROL_DECK, EntryMenu, GameChoice
 from referee.box.frames import FrameKeeper
 from referee.box.home import home_screen
 from referee.box.i18n import tr
@@ -95,7 +96,10 @@ class Box:
         self.pending_pos: int | None = None
         self.candidates: list[str] = []  # the unsure play's card, then the tracker's alternatives
         self.candidate_at = 0  # the candidate the question shows now (right: the next one)
-        self.menu: ContractMenu | DealCardMenu | EntryMenu | None = None
+        self.menu: ContractMenu | DealCardMenu | EntryMenu | EnrolMenu | None = None
+        #: starts an enrolment of the club's deck from the camera (``referee run`` sets it
+        #: where there is a camera: :func:`referee.box.enrol_deck.box_enrolment`)
+        self.enroller: Callable[[], Any] | None = None
         #: the camera's plays go through the table session's arbiter (as in ``referee watch``)
         #: once :meth:`attach_vision` gave the box the play tracker; until then they are
         #: applied as they come, unsure ones confirmed with the buttons
@@ -248,6 +252,9 @@ class Box:
         unsure = event.get("uncertain") is True or (
             isinstance(confidence, int | float) and confidence < self.cfg.thresholds.confidence
         )
+        if event.get("event") == "play" and isinstance(self.menu, EnrolMenu):
+            log.info("a play seen while the deck is laid out for enrolment: not a play")
+            return []
         if event.get("event") == "play" and self.arbiter is not None:
             return self._camera_play(dict(event), source_pos)
         if event.get("event") == "play" and unsure:
@@ -614,7 +621,7 @@ class Box:
             self._flash(self.home_screen(), "info", now=True)  # also over the move timer
         elif action == "menu":  # everything besides the cards: contract, declarations, game...
             self.menu = EntryMenu(self.cfg.game.name, self.cfg.game.seats, declarer=self._declarer(),
-                                  options=self.cfg.game.options)
+                                  options=self.cfg.game.options, enrol=self.enroller is not None)
             self.display.show(self.menu.screen(self.lang))
         elif action == "next_deal":
             event = self.next_deal_event()
@@ -689,8 +696,10 @@ class Box:
         self.menu = self.menu_pos = None
         if isinstance(menu, PlayedCardMenu):
             self._picked(result)
-        elif result == CANCELLED:
+        elif result in (CANCELLED, DONE):
             self._show_home()
+        elif result == ENROL_DECK:
+            self._enrol_deck()
         elif isinstance(result, GameChoice):
             self._choose_game(result)
         elif isinstance(result, dict) and isinstance(menu, EntryMenu):
@@ -706,6 +715,19 @@ class Box:
         except RefereeError as exc:
             log.info("entry refused: %s", exc)
             self._flash(RefusedScreen(str(exc)), "refused", now=True)
+
+    def _enrol_deck(self) -> None:
+        """Open the deck enrolment (the camera and the recogniser it needs are loaded now; one
+        that cannot be had shows why)."""
+        assert self.enroller is not None
+        try:
+            enrolment = self.enroller()
+        except RefereeError as exc:
+            log.warning("cannot enrol the deck: %s", exc)
+            self._flash(RefusedScreen(str(exc)), "refused", now=True)
+            return
+        self.menu = EnrolMenu(enrolment, self.display.show, self.lang)
+        self.display.show(self.menu.screen(self.lang))
 
     def _declarer(self) -> str | None:
         """Binocolo's declarer once the contract is in: the discard's seat."""

@@ -271,17 +271,74 @@ def sim_table(spec: str, order: Sequence[str], plan: GridPlan, frame_size: tuple
     return TableFrames(table=LaidOutDeck(order, plan, seed=int(seed or 0), frame_size=frame_size))
 
 
-def run_enrolment(session: DeckEnrolment, frames: TableFrames, ready: Callable[[int], None] = lambda k: None) -> EnrolReport:
-    """Every layout of ``session``: ``ready(k)`` waits until the club laid out layout ``k``
-    (the command line asks for Enter; a simulated table lays itself out), then frames are
-    grabbed and captured; then the enrolment is finished. A layout that cannot be read
-    raises :class:`~referee.vision.enroll_grid.LayoutError` before anything is written."""
-    for layout in range(session.plan.layouts):
-        ready(layout)
-        frames.lay_out(layout)
-        images = frames.grab()
+class TableEnrolment:
+    """An enrolment and the frames it reads, one layout at a time: what the box's "Enrol deck"
+    menu drives with the buttons and ``referee enroll --camera`` with Enter. ``keepalive`` is
+    called between the long steps (the box pings the service watchdog with it)."""
+
+    def __init__(self, session: DeckEnrolment, frames: TableFrames,
+                 on_enrolled: Callable[[EnrolReport], None] = lambda report: None,
+                 keepalive: Callable[[], None] = lambda: None) -> None:
+        self.session, self.frames, self.on_enrolled, self.keepalive = session, frames, on_enrolled, keepalive
+
+    @property
+    def plan(self) -> GridPlan:
+        return self.session.plan
+
+    def layout_codes(self, layout: int) -> list[str]:
+        return self.session.layout_codes(layout)
+
+    def capture(self, layout: int) -> int:
+        """Frames of ``layout`` as it lies now, its cards found and named; raises
+        :class:`~referee.vision.enroll_grid.LayoutError` naming the places, or
+        :class:`ConfigError` when the camera gives no frame."""
+        self.frames.lay_out(layout)
+        images = self.frames.grab()
+        self.keepalive()
         if not images:
             raise ConfigError(f"no frame from the camera for layout {layout + 1}: is it connected?")
-        session.markers = frames.markers
-        session.capture(layout, images)
-    return session.finish()
+        self.session.markers = self.frames.markers
+        return self.session.capture(layout, images)
+
+    def finish(self) -> EnrolReport:
+        """Enrol, write and read back (see :meth:`DeckEnrolment.finish`); then ``on_enrolled``."""
+        self.keepalive()
+        report = self.session.finish()
+        self.keepalive()
+        self.on_enrolled(report)
+        return report
+
+
+def run_enrolment(enrolment: TableEnrolment, ready: Callable[[int], None] = lambda k: None) -> EnrolReport:
+    """Every layout in turn: ``ready(k)`` waits until the club laid out layout ``k`` (the
+    command line asks for Enter; a simulated table lays itself out), then it is captured; then
+    the enrolment is finished. A layout that cannot be read raises
+    :class:`~referee.vision.enroll_grid.LayoutError` before anything is written."""
+    for layout in range(enrolment.plan.layouts):
+        ready(layout)
+        enrolment.capture(layout)
+    return enrolment.finish()
+
+
+def box_enrolment(cfg: BoxConfig, feed: Any, keepalive: Callable[[], None] = lambda: None) -> TableEnrolment:
+    """An enrolment of the box's game's deck from its own camera (``feed.source``; a simulated
+    table on a simulated box), written to :func:`enrollment_path` and, once done, read with by
+    the running box (``feed.use_enrollment``) as by every later start."""
+    from referee.recognition import CardClassifier, Enrollment
+    from referee.vision.enroll_grid import plan_grid, table_order
+
+    deck, family = table_deck(cfg), cfg.game.deck
+    order = table_order(family, deck)
+    frame_size = (cfg.camera.width, cfg.camera.height)
+    plan = plan_grid(len(order), family, frame_size)
+    out = enrollment_path(cfg, family)
+    session = DeckEnrolment(CardClassifier.load(family, threads=1), order, plan, out,
+                            sure=cfg.thresholds.confidence, copies=DECKS[deck].copies)
+    kind, _, rest = cfg.camera.source.partition(":")
+    frames = (sim_table(f"sim:{rest}", order, plan, frame_size) if kind == "sim" else None) or TableFrames(
+        source=feed.source, markers=layout_markers(cfg.layout))
+
+    def use(report: EnrolReport) -> None:
+        feed.use_enrollment(Enrollment.load(report.path))
+
+    return TableEnrolment(session, frames, on_enrolled=use, keepalive=keepalive)

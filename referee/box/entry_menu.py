@@ -33,6 +33,9 @@ from referee.rules import get_game
 GAME_NAMES = ("briscola-2", "briscola-4", "briscola-chiamata", "belotta", "binocolo")
 
 Result = dict[str, Any] | str | None
+#: what the entry menu gives when "Registra mazzo" / "Enrol deck" is chosen (the box opens
+#: :class:`~referee.box.enrol_menu.EnrolMenu`)
+ENROL_DECK = "enrol_deck"
 
 
 @dataclass(frozen=True)
@@ -65,10 +68,11 @@ class EntryMenu:
     (or :class:`GameChoice`), :data:`CANCELLED`, or ``None`` while it goes on."""
 
     def __init__(self, game: str, seats: tuple[str, ...], declarer: str | None = None,
-                 options: Mapping[str, Any] | None = None) -> None:
+                 options: Mapping[str, Any] | None = None, enrol: bool = False) -> None:
         self.game, self.seats, self.declarer = game, seats, declarer
         self.options = dict(options or {})
-        self.actions = actions_for(game)
+        # enrolling the club's deck needs the camera: offered last, where there is one
+        self.actions = actions_for(game) + (("enrol",) if enrol else ())
         self.at = 0
         self.sub: ContractMenu | CardsMenu | SeatMenu | GameMenu | None = None
 
@@ -85,6 +89,8 @@ class EntryMenu:
             return result
         if action in ("prev", "next"):
             self.at = (self.at + (1 if action == "next" else -1)) % len(self.actions)
+        elif action == "select" and self.action == "enrol":
+            return ENROL_DECK
         elif action == "select":
             self.sub = self._open(self.action)
         elif action in ("back", "cancel"):

@@ -247,6 +247,17 @@ def _open_feed(cfg: BoxConfig, args: RunOptions, box: Box) -> Feed:
     return feed
 
 
+def _enroller(box: Box, feed: Feed, notifier: Notifier) -> Callable[[], Any]:
+    """What the box's "Enrol deck" starts: an enrolment of its game's deck from the feed's
+    camera, pinging the watchdog between its long steps (the loop waits for it)."""
+    def start() -> Any:
+        from referee.box.enrol_deck import box_enrolment
+
+        return box_enrolment(box.cfg, feed, keepalive=notifier.frames_flowing)
+
+    return start
+
+
 def _sim_events(path: Path) -> list[dict[str, Any]]:
     """The event log a simulation acts out, read strictly: a rejected line stops the start
     (the simulation would act out another game), naming the file and the line."""
@@ -297,6 +308,8 @@ def run_locked(cfg: BoxConfig, args: RunOptions) -> int:
             try:
                 _claim_source(store, cfg, source, args.new_match)
                 feed = _open_feed(cfg, args, box)
+                if hasattr(feed, "use_enrollment"):  # a camera: the deck can be enrolled at the table
+                    box.enroller = _enroller(box, feed, notifier)
             except CameraError as exc:  # no camera, layout or model; an unreadable log
                 print(f"referee run: {exc}", file=sys.stderr)
                 if args.events is None and not_calibrated(cfg):  # a new box: nothing is broken

@@ -195,6 +195,14 @@ class VisionFeed:
         """A deal event came from elsewhere (the next-deal button): forget the old table."""
         self.tracker.reset()
 
+    def use_enrollment(self, enrollment: Any) -> None:
+        """The deck was enrolled at the table: read with ``enrollment`` from the next frame on
+        (reads cached with the old prototypes are dropped)."""
+        pipeline = self.vision.pipeline
+        pipeline.classifier.enrollment = enrollment
+        if pipeline.cache is not None:
+            pipeline.cache = type(pipeline.cache)()
+
     def reopen(self) -> None:
         if self._reopen is not None:
             self.source = self._reopen()
@@ -257,6 +265,8 @@ def open_vision_feed(
     """Source, recogniser, layout and tracker as the config says; ``sim_events`` is the event
     log a ``sim`` source acts out (default: a random deal). Raises :class:`CameraError`
     (naming what is missing) when one cannot be had."""
+    from referee.box.enrol_deck import enrollment_in_use
+
     try:
         from referee.recognition import CardClassifier
         from referee.vision.layout import TableLayout
@@ -276,7 +286,7 @@ def open_vision_feed(
                 check_layout_size(cfg, layout.frame_size)
         # the model (and the club's enrollment file, named when missing, corrupt or made with
         # another model) before the camera is taken, like the layout
-        classifier = CardClassifier.load(cfg.game.deck, threads=1, enrollment=cfg.enrollment)
+        classifier = CardClassifier.load(cfg.game.deck, threads=1, enrollment=enrollment_in_use(cfg))
         live = is_live(cfg)
         kwargs: dict[str, Any] = {"size": (cfg.camera.width, cfg.camera.height)} if sized else {}
         if sim_events is not None and spec.startswith("sim"):

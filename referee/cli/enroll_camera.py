@@ -13,6 +13,7 @@ import sys
 from referee.box.config import BoxConfig, load_config
 from referee.box.enrol_deck import (
     DeckEnrolment,
+    TableEnrolment,
     TableFrames,
     enrollment_path,
     layout_markers,
@@ -57,7 +58,7 @@ def run_camera(args: argparse.Namespace) -> int:
         frames = TableFrames(source=source, markers=layout_markers(cfg.layout if cfg is not None else None))
     print(f"lay the deck face up: {plan.describe()}, in the deck's order row by row, a finger's width apart")
     try:
-        report = run_enrolment(session, frames, lambda k: _ready(session, k))
+        report = run_enrolment(TableEnrolment(session, frames), lambda k: _ready(session, k))
     finally:
         if frames.source is not None:
             frames.source.close()

@@ -42,6 +42,8 @@ class Confusion:
     p_first: float
     second: str
     p_second: float
+    #: the card's place in the order laid out (0-based)
+    index: int = -1
 
     @property
     def margin(self) -> float:
@@ -97,7 +99,7 @@ def read_back(clf: CardClassifier, crops: Sequence[U8], codes: Sequence[str], po
     labels = list(clf.labels)
     confused: list[Confusion] = []
     right = 0
-    for code, position, card_probs in zip(codes, positions, probs, strict=True):
+    for index, (code, position, card_probs) in enumerate(zip(codes, positions, probs, strict=True)):
         truth = labels.index(code)
         others = card_probs.copy()
         others[:, truth] = -1.0
@@ -110,5 +112,5 @@ def read_back(clf: CardClassifier, crops: Sequence[U8], codes: Sequence[str], po
         right += not wrong
         if wrong or float(card_probs[:, truth].min()) < sure:
             confused.append(Confusion(position, code, labels[first], float(worst[first]), labels[second],
-                                      float(worst[second])))
+                                      float(worst[second]), index))
     return ReadBack(len(crops), right, tuple(sorted(confused, key=lambda c: c.margin)))

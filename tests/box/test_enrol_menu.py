@@ -1,0 +1,182 @@
+"""The box's "Registra mazzo" / "Enrol deck": the club's deck enrolled with the three buttons,
+from the box's camera (a fake enrolment, then a simulated table through the real one)."""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from box.helpers import FakeClock, RecordingSignals, Screens, on_screen
+from referee.box.app import Box
+from referee.box.config import BoxConfig
+from referee.box.enrol_deck import EnrolReport
+from referee.box.enrol_menu import EnrolMenu
+from referee.box.entry_menu import EntryMenu, actions_for
+from referee.box.screens import MenuScreen, MessageScreen, RefusedScreen, Screen, render
+from referee.box.state import MatchStore
+from referee.paths import models_dir
+from referee.recognition.enroll_readback import Confusion, ReadBack
+from referee.vision.enroll_grid import GridPlan, LayoutError, table_order
+
+ITALIAN = table_order("italian", "italian-40")
+
+
+class FakeEnrolment:
+    """Two layouts of 20; the first capture of layout 1 finds a card missing."""
+
+    def __init__(self) -> None:
+        self.plan = GridPlan(40, 10, 2, 115.0)
+        self.captured: list[int] = []
+        self.finished = False
+        self.fail_next = True
+
+    def layout_codes(self, layout: int) -> list[str]:
+        return self.plan.layout_codes(ITALIAN)[layout]
+
+    def capture(self, layout: int) -> int:
+        if self.fail_next:
+            self.fail_next = False
+            raise LayoutError("row 2, column 4 (bastoni_4): no card found. Nothing was written",
+                              ["row 2, column 4 (bastoni_4): no card found"])
+        self.captured.append(layout)
+        return 20
+
+    def finish(self) -> EnrolReport:
+        self.finished = True
+        confused = (Confusion("row 2, column 4 (coppe_4)", "coppe_4", "coppe_5", 0.55, "coppe_4", 0.40, 23),)
+        return EnrolReport(Path("/state/enrollment-italian.npz"), "italian", 40, 2, ReadBack(40, 39, confused, 41.7))
+
+
+def _box(cfg: BoxConfig, enroller: Any) -> tuple[Box, Screens]:
+    screens = Screens()
+    box = Box(cfg, MatchStore.open(cfg.state_dir), RecordingSignals(), screens, clock=FakeClock())
+    box.start()
+    box.enroller = enroller
+    return box, screens
+
+
+def _open_enrol(box: Box) -> None:
+    """Hold OK, then left once (the list wraps: "Enrol deck" is its last entry), OK."""
+    box.gesture("ok", "hold")
+    box.gesture("left", "press")
+    screen = on_screen(box.display)
+    assert isinstance(screen, MenuScreen) and screen.value == "REGISTRA MAZZO"
+    box.gesture("ok", "press")
+
+
+def test_enrol_deck_is_offered_last_on_the_entry_menu_only_with_a_camera() -> None:
+    assert "enrol" not in actions_for("briscola-4")
+    assert EntryMenu("briscola-4", ("N", "W", "S", "E")).actions == actions_for("briscola-4")
+    menu = EntryMenu("briscola-4", ("N", "W", "S", "E"), enrol=True)
+    assert menu.actions[-1] == "enrol" and menu.press("prev") is None and menu.press("select") == "enrol_deck"
+
+
+def test_the_entry_menu_has_no_enrol_entry_without_a_camera(cfg: BoxConfig) -> None:
+    box, _ = _box(cfg, None)
+    box.gesture("ok", "hold")
+    box.gesture("left", "press")
+    screen = on_screen(box.display)
+    assert isinstance(screen, MenuScreen) and screen.value != "REGISTRA MAZZO"
+
+
+def test_the_button_sequence_lays_out_captures_refuses_a_missing_card_and_reports(cfg: BoxConfig) -> None:
+    fake = FakeEnrolment()
+    box, screens = _box(cfg, lambda: fake)
+    _open_enrol(box)
+    first = on_screen(box.display)
+    assert isinstance(first, MenuScreen) and first.header_key == "entry_enrol" and first.step == "1/2"
+    assert first.value == "A Bas - R Cop" and first.label == "20 carte, file di 10: OK"
+    box.gesture("ok", "press")  # capture: a card is missing
+    refused = on_screen(box.display)
+    assert isinstance(refused, RefusedScreen) and "row 2, column 4 (bastoni_4): no card found" in refused.reason
+    assert any(isinstance(s, MessageScreen) and s.big == "Attendere" for s in screens.shown)  # before the work
+    box.gesture("ok", "press")  # mended: the layout's screen again
+    assert on_screen(box.display) == first
+    box.gesture("ok", "press")
+    second = on_screen(box.display)
+    assert isinstance(second, MenuScreen) and second.step == "2/2" and second.value == "A Den - R Spa"
+    assert not fake.finished
+    box.gesture("ok", "press")
+    assert fake.captured == [0, 1] and fake.finished
+    report = on_screen(box.display)
+    assert isinstance(report, MenuScreen) and report.header_key == "enrol_done"
+    assert report.value == "39/40" and report.label == "1 incerte, 42 s  ▶"
+    box.gesture("right", "press")
+    unsure = on_screen(box.display)
+    assert isinstance(unsure, MenuScreen) and unsure.step == "1/1" and unsure.value == "4 Cop / 5 Cop"
+    assert unsure.label == "fila 1, col. 4: -0.15"  # the 24th card: layout 2, its first row
+    for screen in (first, refused, report, unsure):
+        render(screen, "it")  # each fits the OLED's drawing
+    box.gesture("ok", "press")
+    assert box.menu is None and not isinstance(on_screen(box.display), MenuScreen)
+
+
+def test_leaving_before_the_last_layout_writes_nothing(cfg: BoxConfig) -> None:
+    fake = FakeEnrolment()
+    fake.fail_next = False
+    box, _ = _box(cfg, lambda: fake)
+    _open_enrol(box)
+    box.gesture("ok", "press")
+    box.gesture("left", "hold")  # back
+    assert box.menu is None and not fake.finished
+
+
+def test_camera_plays_while_the_deck_is_laid_out_are_not_plays(cfg: BoxConfig) -> None:
+    box, _ = _box(cfg, FakeEnrolment)
+    _open_enrol(box)
+    assert isinstance(box.menu, EnrolMenu)
+    assert box.handle({"event": "play", "seat": "N", "card": "coppe_3", "confidence": 0.99}) == []
+    assert box.match_id is None  # nothing recorded
+
+
+def test_an_enrolment_that_cannot_start_says_why(cfg: BoxConfig) -> None:
+    from referee.errors import ModelError
+
+    def broken() -> Any:
+        raise ModelError("no model at models/italian.onnx")
+
+    box, _ = _box(cfg, broken)
+    _open_enrol(box)
+    screen = on_screen(box.display)
+    assert isinstance(screen, RefusedScreen) and "models/italian.onnx" in screen.reason and box.menu is None
+
+
+class FakeFeed:
+    """The camera feed as the enrolment sees it: a simulated box has no camera source to
+    read (the simulated table is rendered instead); the new enrollment is handed to it."""
+
+    source = None
+
+    def __init__(self) -> None:
+        self.enrollments: list[Any] = []
+
+    def use_enrollment(self, enrollment: Any) -> None:
+        self.enrollments.append(enrollment)
+
+
+@pytest.mark.slow
+def test_a_simulated_box_enrols_its_deck_with_the_buttons_and_reads_with_it(cfg: BoxConfig) -> None:
+    if not (models_dir() / "italian.onnx").exists():
+        pytest.skip("no committed italian model")
+    from referee.box.enrol_deck import box_enrolment
+
+    cfg = dataclasses.replace(cfg, camera=dataclasses.replace(cfg.camera, source="sim:2"))
+    feed = FakeFeed()
+    pings: list[str] = []
+    box, _ = _box(cfg, lambda: box_enrolment(cfg, feed, keepalive=lambda: pings.append("ping")))
+    _open_enrol(box)
+    screen: Screen | None = on_screen(box.display)
+    assert isinstance(screen, MenuScreen) and screen.step == "" and screen.label == "40 carte, file di 14: OK"
+    box.gesture("ok", "press")
+    report = on_screen(box.display)
+    assert isinstance(report, MenuScreen) and report.header_key == "enrol_done", report
+    right, cards = report.value.split("/")
+    assert cards == "40" and int(right) >= 36
+    written = cfg.state_dir / "enrollment-italian.npz"
+    assert written.exists() and len(feed.enrollments) == 1 and feed.enrollments[0].codes == tuple(sorted(ITALIAN))
+    assert len(pings) >= 3  # the watchdog is pinged between the long steps
+    box.gesture("ok", "press")
+    assert box.menu is None
