@@ -3,6 +3,10 @@
     referee calibrate --print-mat mat.png                     # print, put at the table's corners
     referee calibrate --image frame.png --out layout.json     # or --source 0 to grab a frame
     referee calibrate --image frame.png --out layout.json --seats N,W,S,E --preview zones.png
+    referee calibrate --image frame.png --mat mat-A4        # the mat laid was the one-sheet A4
+
+Besides the layout it says how tall a card will lie in the frame (``--mat`` names the printed
+mat, whose size gives the scale) and warns when that is under what the recogniser reads.
 
 The work is :mod:`referee.vision.calibrate`.
 """
@@ -25,6 +29,7 @@ from referee.vision.calibrate import (
     render_mat,
 )
 from referee.vision.layout import LayoutError, default_seat_names
+from referee.vision.table_scale import MAT_PRINTS, mat_width_mm, table_scale
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,6 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seats", help="seat names in play order, comma separated (default N,W,S,E)")
     parser.add_argument("--players", type=int, help="number of seats when --seats is not given")
     parser.add_argument("--preview", metavar="PNG", help="also write the frame with the zones drawn")
+    parser.add_argument("--mat", choices=list(MAT_PRINTS), default="corners-A4",
+                        help="the printed mat laid on the table (hardware/mat/; default corners-A4, the "
+                             "88 cm corner kit): its size tells how tall the cards will be")
 
 
 def _seats(args: argparse.Namespace) -> tuple[str, ...]:
@@ -81,6 +89,11 @@ def run(args: argparse.Namespace) -> int:
               f"{','.join(layout.seats)}, marker error {error:.2f} px")
         if args.preview:
             cv2.imwrite(args.preview, draw_layout(frame, layout))
+        scale = table_scale(layout.homography, mat_width_mm(args.mat), layout.frame_size)
+        print(f"with the {args.mat} mat: {scale.summary()}")
+        warning = scale.warning()
+        if warning is not None:
+            print(f"referee calibrate: WARNING: {warning}", file=sys.stderr)
         return 0
     except RefereeError as exc:
         print(f"referee calibrate: {exc}", file=sys.stderr)

@@ -143,7 +143,7 @@ def test_recalibrate_follows_a_bumped_camera() -> None:
 def test_printed_mat_has_the_four_markers_where_the_layout_says(tmp_path: Path) -> None:
     out = tmp_path / "mat.png"
     args = argparse.Namespace(print_mat=str(out), image=None, source=None, out="x", seats=None, players=None,
-                              preview=None)
+                              preview=None, mat="corners-A4")
     assert calibrate_cli.run(args) == 0
     mat = cv2.imread(str(out))
     assert mat is not None
@@ -161,18 +161,20 @@ def test_calibrate_cli_writes_a_layout_and_preview(tmp_path: Path, capsys: pytes
     cv2.imwrite(str(frame), _sim_frame(CameraSpec()))
     out, preview = tmp_path / "layout.json", tmp_path / "zones.png"
     args = argparse.Namespace(print_mat=None, image=str(frame), source=None, out=str(out), seats="A,B,C",
-                              players=None, preview=str(preview))
+                              players=None, preview=str(preview), mat="corners-A4")
     assert calibrate_cli.run(args) == 0
     data = json.loads(out.read_text())
     assert data["seats"] == ["A", "B", "C"] and data["frame_size"] == [1280, 720]
     assert np.allclose(np.array(data["homography"]) / data["homography"][2][2], straight_homography((1280, 720)),
                        atol=0.6)
     assert preview.is_file()
-    assert "wrote" in capsys.readouterr().out
+    printed = capsys.readouterr()
+    assert "wrote" in printed.out and "a card is italian" in printed.out
+    assert "WARNING" not in printed.err  # the simulated camera frames the mat: cards > 80 px
 
 
 def test_calibrate_cli_reports_an_unreadable_image(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     args = argparse.Namespace(print_mat=None, image=str(tmp_path / "missing.png"), source=None,
-                              out=str(tmp_path / "l.json"), seats=None, players=None, preview=None)
+                              out=str(tmp_path / "l.json"), seats=None, players=None, preview=None, mat="corners-A4")
     assert calibrate_cli.run(args) == 2
     assert "cannot read image" in capsys.readouterr().err
