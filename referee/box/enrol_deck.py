@@ -210,13 +210,14 @@ class TableFrames:
     """The frames of the laid-out deck: read from the box's camera (``source``, any frame
     source), or on a simulated box from a simulated table with the deck laid out (``table``:
     the game a ``sim`` source acts out has no deck to lay out). ``markers``: the mat's
-    corner markers in the frame (image px), from the calibrated layout when there is one."""
+    corner markers in the frame (image px), from the calibrated layout when there is one;
+    ``count``: frames taken of each layout."""
 
     def __init__(self, source: Any = None, table: LaidOutDeck | None = None,
-                 markers: Sequence[Sequence[float]] = ()) -> None:
+                 markers: Sequence[Sequence[float]] = (), count: int = FRAMES_PER_LAYOUT) -> None:
         if (source is None) == (table is None):
             raise ValueError("TableFrames: a camera source or a simulated table, one of them")
-        self.source, self.table, self._markers = source, table, list(markers)
+        self.source, self.table, self._markers, self.count = source, table, list(markers), count
 
     def lay_out(self, layout: int) -> None:
         """The club laid out ``layout`` (a simulated table puts its cards down)."""
@@ -227,9 +228,10 @@ class TableFrames:
     def markers(self) -> list[Sequence[float]]:
         return list(self.table.markers()) if self.table is not None else self._markers
 
-    def grab(self, count: int = FRAMES_PER_LAYOUT) -> list[U8]:
-        """Up to ``count`` frames (a live camera that gives none in a few tries gives fewer;
+    def grab(self) -> list[U8]:
+        """Up to :attr:`count` frames (a live camera that gives none in a few tries gives fewer;
         the caller says so, naming the camera)."""
+        count = self.count
         if self.table is not None:
             return [np.asarray(f.image, np.uint8) for f in self.table.frames(count)]
         from referee.vision.sources import EndOfSource
