@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import sysconfig
 from pathlib import Path
 
 from referee.errors import RefereeError
@@ -49,7 +50,27 @@ def exit_without_shared(script: str, part: str = "") -> Path:
         raise SystemExit(2) from None
 
 
+#: where a wheel (``pip install .``) puts the models, under an install scheme's data root
+#: (pyproject.toml, ``[tool.setuptools.data-files]``)
+INSTALLED_MODELS = Path("share") / "card-referee" / "models"
+
+
 def models_dir() -> Path:
-    """Folder of the committed ONNX models (``$REFEREE_MODELS`` overrides)."""
+    """Folder of the ONNX models: ``$REFEREE_MODELS``; else the checkout's ``models/`` when the
+    code runs from one (also an editable install); else where a wheel installed them
+    (``<prefix>/share/card-referee/models``), that folder named even when it is missing."""
     env = os.environ.get("REFEREE_MODELS")
-    return Path(env) if env else REPO_ROOT / "models"
+    if env:
+        return Path(env)
+    if (REPO_ROOT / "pyproject.toml").is_file():
+        return REPO_ROOT / "models"
+    roots = installed_data_roots()
+    return next((root / INSTALLED_MODELS for root in roots if (root / INSTALLED_MODELS).is_dir()),
+                roots[0] / INSTALLED_MODELS)
+
+
+def installed_data_roots() -> list[Path]:
+    """The data roots a wheel's data files may have gone to: this environment's, then the
+    user's (``pip install --user``)."""
+    roots = [sysconfig.get_path("data"), sysconfig.get_path("data", f"{os.name}_user"), sys.prefix]
+    return list(dict.fromkeys(Path(root) for root in roots))
