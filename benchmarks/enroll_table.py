@@ -27,6 +27,7 @@ from pathlib import Path
 
 from referee.box.enrol_deck import DeckEnrolment, TableEnrolment, TableFrames, run_enrolment
 from referee.cards import DECKS
+from referee.errors import ConfigError
 from referee.recognition import CardClassifier
 from referee.vision.enroll_grid import plan_grid, table_order
 from referee.vision.simulator import SimFrame
@@ -76,7 +77,11 @@ def main() -> None:
                 table = TimedTable(order, plan, seed=seed, face_set=face_set, frame_size=frame_size)
                 session = DeckEnrolment(clf, order, plan, Path(tmp) / f"{deck}-{seed}.npz", copies=DECKS[deck].copies)
                 frames = TableFrames(table=table, count=args.frames)
-                report = run_enrolment(TableEnrolment(session, frames))
+                try:
+                    report = run_enrolment(TableEnrolment(session, frames))
+                except ConfigError as exc:  # a layout not read, a card surely misplaced: nothing written
+                    print(f"  seed {seed}: REFUSED after {time.perf_counter() - start:.1f} s: {exc}")
+                    continue
                 total = time.perf_counter() - start
                 back = report.readback
                 box_s = back.seconds

@@ -197,8 +197,9 @@ def contact_sheet(samples: Sequence[tuple[U8, str]], columns: int = 10, height: 
 #: over the table, 1280x720: a 9 cm card is ~115 px tall), the size a grid is planned for
 #: when no card was measured
 CARD_HEIGHT_FRAC = 0.16
-#: height over width of the families' cards (Trevisane/Napoletane ~1.8, French ~1.4)
-CARD_ASPECT = {"italian": 1.8, "french": 1.4}
+#: height over width of the family's widest usual cards, so the plan fits them all (Italian
+#: regional prints 1.57 (Napoletane, Siciliane) to 2.1 (Bresciane), French 1.4 to 1.5)
+CARD_ASPECT = {"italian": 1.55, "french": 1.4}
 #: below this height (px) the recogniser reads worse than the live loop needs: such a grid is
 #: refused rather than planned
 MIN_CARD_PX = 80

@@ -169,7 +169,7 @@ def test_a_simulated_box_enrols_its_deck_with_the_buttons_and_reads_with_it(cfg:
     box, _ = _box(cfg, lambda: box_enrolment(cfg, feed, keepalive=lambda: pings.append("ping")))
     _open_enrol(box)
     screen: Screen | None = on_screen(box.display)
-    assert isinstance(screen, MenuScreen) and screen.step == "" and screen.label == "40 carte, file di 14: OK"
+    assert isinstance(screen, MenuScreen) and screen.step == "" and screen.label == "40 carte, file di 10: OK"
     box.gesture("ok", "press")
     report = on_screen(box.display)
     assert isinstance(report, MenuScreen) and report.header_key == "enrol_done", report
