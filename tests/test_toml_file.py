@@ -3,7 +3,6 @@ names a file that is not UTF-8, is not TOML or cannot be read, instead of a trac
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,20 +11,12 @@ import pytest
 
 from referee.box.config import load_config
 from referee.errors import ConfigError
-from referee.recognition import train
 from referee.recognition.recipe import load_recipe
 from referee.tournament_service.config import load_service_config
 
-
-def _recipe(path: Path) -> Any:
-    parser = argparse.ArgumentParser()
-    train.add_arguments(parser)
-    return load_recipe(path, parser)
-
-
 READERS: dict[str, Callable[[Path], Any]] = {
     "box config": load_config,
-    "recipe": _recipe,
+    "recipe": load_recipe,
     "tournament service config": load_service_config,
 }
 

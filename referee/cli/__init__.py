@@ -33,7 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "detect": ("referee.cli.detect", "find and recognise face-up cards in images"),
     "calibrate": ("referee.cli.calibrate", "make a table layout file from one frame"),
     "watch": ("referee.cli.watch", "run the live camera loop and print calls"),
-    "train": ("referee.recognition.train", "train a card recogniser and export ONNX"),
+    "train": ("referee.cli.train", "train a card recogniser and export ONNX"),
     "enroll": ("referee.cli.enroll", "adapt the recogniser to a club's own deck"),
     "run": ("referee.cli.run", "the appliance main loop started by the service"),
     "history": ("referee.cli.history", "list recorded matches, export one as JSON Lines"),

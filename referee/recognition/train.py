@@ -1,15 +1,15 @@
-"""``referee train``: render the synthetic set, train the CNN on the CPU, export ONNX + JSON.
+"""Training a card recogniser: render the synthetic sets, fit the CNN on the CPU, export ONNX + JSON.
 
-    referee train --deck italian --out models/ --minutes 60 --seed 0
+    train(TrainOptions(deck="italian", minutes=60, seed=0))     # what ``referee train`` runs
 
-The step count is fitted to ``--minutes`` after timing the first steps and recorded in the
-JSON; ``--steps N`` replays exactly that schedule (same seed -> same model on the same
-torch build and thread count).
+The step count is fitted to ``minutes`` after timing the first steps and recorded in the JSON;
+``steps`` replays exactly that schedule (same seed -> same model on the same torch build and
+thread count). The options: :class:`~referee.recognition.train_options.TrainOptions`; the
+command line: ``referee/cli/train.py``.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -20,11 +20,13 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from referee.cards import RECOGNISER_LABELS, deck_family
-from referee.paths import REPO_ROOT, models_dir, require_shared
+from referee.cards import RECOGNISER_LABELS
+from referee.errors import ConfigError
+from referee.paths import models_dir, require_shared
 from referee.recognition.dataset import BACK_SHARE, NEGATIVES, SynthSet, cached_set, join_sets
 from referee.recognition.faces import DEFAULT_HOLDOUT, face_sets
 from referee.recognition.preprocess import INPUT_SIZE, MEAN, STD
+from referee.recognition.train_options import TrainOptions
 
 if TYPE_CHECKING:
     from referee.recognition.real_crops import RealSet
@@ -34,104 +36,42 @@ WARMUP_STEPS = 150
 ESTIMATE_AT = (10, 40, 80, 120, WARMUP_STEPS - 1)
 #: Seconds kept back from --minutes for evaluation, calibration and export.
 RESERVE_S = 90.0
-#: ``--memory-format`` choices. The layout changes the float rounding of the convolutions, so a
-#: run replays bit for bit only with the layout (and thread count) it was made with.
-MEMORY_FORMATS = ("channels_last", "contiguous")
+def recalibrate(options: TrainOptions) -> None:
+    """Refit the temperature of the model in ``options.recalibrate`` on ``calibrate_on`` and write
+    it to ``out`` (default: in place); nothing is trained."""
+    if options.recalibrate is None:
+        raise ConfigError("--recalibrate MODEL_DIR: which model to refit")
+    _calibrate(options, options.recalibrate, options.out if options.out is not None else options.recalibrate,
+               _Logger(options.quiet))
 
 
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--recipe", type=Path, default=None, metavar="FILE",
-                        help="a recipe file (TOML, e.g. models/italian.recipe.toml) giving the options below "
-                             "(referee/recognition/recipe.py); the command line adds --out, --cache, --shared")
-    parser.add_argument("--deck", default=None, help="italian or french (required, here or in --recipe)")
-    parser.add_argument("--out", type=Path, default=None, help="output folder (default: models/)")
-    parser.add_argument("--minutes", type=float, default=60.0, help="wall-clock budget, all included")
-    parser.add_argument("--steps", type=int, default=None, help="exact number of steps (overrides --minutes)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--samples", type=int, default=60000, help="synthetic training crops (cached)")
-    parser.add_argument("--table-samples", type=int, default=0,
-                        help="extra crops of cards among other cards, cut as the table pipeline cuts them")
-    parser.add_argument("--print-variation", type=float, default=0.0, metavar="P",
-                        help="probability that a training face is drawn as another print of its pattern "
-                        "(ink shades, line weight, a slightly redrawn figure; "
-                        "referee/recognition/print_style.py) (default 0)")
-    parser.add_argument("--vary-others", action="store_true",
-                        help="with --print-variation: the other cards in a sample (neighbours, occluders, "
-                        "the cards the 'back' samples show parts of) and the card backs come from varied "
-                        "prints half the time too, so a varied print is no sign of a card")
-    parser.add_argument("--real-photos", type=float, default=0.0, metavar="SHARE",
-                        help="french only: add this share (of --batch) of real crops to every batch, from the "
-                             "training half of the Apache-2.0 pinochle photos (rank-only labels; the other half "
-                             "stays held out; default 0)")
-    parser.add_argument("--real-decks", nargs="+", default=None, metavar="DECK",
-                        help="italian only, with --real-photos: train on the photos of these real Napoletane decks "
-                             "(CC BY 4.0; e.g. deck01 deck02), the others stay unseen (referee/recognition/real_decks.py)")
-    parser.add_argument("--workers", type=int, default=None, help="render processes (default: --threads)")
-    parser.add_argument("--val-per-face", type=int, default=24, help="validation crops per held-out face")
-    parser.add_argument("--batch", type=int, default=128)
-    parser.add_argument("--lr", type=float, default=4e-3)
-    parser.add_argument("--threads", type=int, default=2, help="torch threads (and render workers)")
-    parser.add_argument("--memory-format", choices=MEMORY_FORMATS, default="channels_last",
-                        help="tensor layout while fitting: channels_last trains this network ~1.6x faster on "
-                        "one CPU thread and ~2.4x on two (models/HISTORY.md); contiguous replays runs "
-                        "made with it")
-    parser.add_argument("--holdout", nargs="*", default=None,
-                        help="prints held out for validation, e.g. omerkel_scopa_commons/napoletane "
-                        "(default: the model card's; give none to train on everything)")
-    parser.add_argument("--shared", type=Path, default=None, help="shared data folder (default ../shared)")
-    parser.add_argument("--cache", type=Path, default=REPO_ROOT / "build" / "recognition")
-    parser.add_argument("--snapshot-minutes", type=float, default=0.0,
-                        help="also export an interim model to <cache>/snapshots every N minutes")
-    parser.add_argument("--calibrate-on", nargs="+", default=None, metavar="SET",
-                        help="fit the softmax temperature on these sets instead of the held-out prints' "
-                        "validation crops: PRINT, table:PRINT or crops:FILE.npz "
-                        "(see referee/recognition/calibration.py)")
-    parser.add_argument("--report-on", nargs="*", default=[], metavar="SET",
-                        help="sets whose calibration is reported in the JSON but not fitted on")
-    parser.add_argument("--calibration-per-face", type=int, default=24, help="rendered crops per face of a set")
-    parser.add_argument("--recalibrate", type=Path, default=None, metavar="MODEL_DIR",
-                        help="do not train: refit the temperature of the model in MODEL_DIR on --calibrate-on "
-                        "and write it to --out (default: in place)")
-    parser.add_argument("--quiet", action="store_true")
-
-
-def run(args: argparse.Namespace) -> int:
-    from referee.recognition.recipe import apply_recipe
-
-    parser = argparse.ArgumentParser()
-    add_arguments(parser)
-    args = apply_recipe(args, parser)
-    if args.deck is None:
-        from referee.errors import ConfigError
-
-        raise ConfigError("--deck: required (italian or french), on the command line or as a recipe's 'deck' key")
-    deck = deck_family(args.deck)
-    log = _Logger(args.quiet)
-    if args.recalibrate is not None:
-        _calibrate(args, deck, args.recalibrate, args.out if args.out is not None else args.recalibrate, log)
-        return 0
+def train(options: TrainOptions) -> Path:
+    """Train the model ``options`` describe and write it (and its JSON) to ``options.out``; the
+    ONNX file written. A bad option is a ConfigError before anything is rendered or written."""
+    deck = options.deck
+    log = _Logger(options.quiet)
     import torch
 
-    torch.manual_seed(args.seed)
-    torch.set_num_threads(args.threads)
-    real_options(args, deck)
+    torch.manual_seed(options.seed)
+    torch.set_num_threads(options.threads)
+    check_real_decks(options)
     t0, cpu0 = time.monotonic(), _cpu_s()
-    train, val, plan = _data(args, deck, log)
+    synthetic, val, plan = _data(options, log)
     t1, cpu1 = time.monotonic(), _cpu_s()
     log(f"data ready in {t1 - t0:.0f}s ({(cpu1 - cpu0) / 60:.1f} CPU-min incl. render workers): "
-        f"{len(train)} train, {len(val)} validation crops")
+        f"{len(synthetic)} train, {len(val)} validation crops")
 
-    real = _real_set(args, deck, plan, log)
-    if real is not None and getattr(args, "real_decks", None):
+    real = _real_set(options, log)
+    if real is not None and options.real_decks:
         from referee.recognition.real_decks import SET
 
-        plan["real_photos"] = {"set": SET, "share": float(args.real_photos), "decks": sorted(args.real_decks),
+        plan["real_photos"] = {"set": SET, "share": options.real_photos, "decks": sorted(options.real_decks),
                                "photos": real.photos, "variants": len(real) // max(1, real.crops)}
         t1, cpu1 = time.monotonic(), _cpu_s()
     elif real is not None:
         from referee.recognition.real_crops import BLOCK, TRAINABLE
 
-        plan["real_photos"] = {"set": TRAINABLE[deck], "share": float(args.real_photos),
+        plan["real_photos"] = {"set": TRAINABLE[deck], "share": options.real_photos,
                                "block": BLOCK, "photos": real.photos, "crops": real.crops,
                                "variants": len(real) // max(1, real.crops),
                                "given": [code for code, keep in zip(RECOGNISER_LABELS[deck], real.support, strict=True) if keep]}
@@ -140,13 +80,13 @@ def run(args: argparse.Namespace) -> int:
     from referee.recognition.net import CardNet
 
     model = CardNet(len(RECOGNISER_LABELS[deck]))
-    steps = _fit(model, train, args, t0, log, real)
+    steps = _fit(model, synthetic, options, t0, log, real)
     t2, cpu2 = time.monotonic(), _cpu_s()
     report = evaluate_synthetic(model, val, deck)
     log(f"validation (held-out prints): {json.dumps(report['per_set'])}")
-    out = args.out if args.out is not None else models_dir()
-    extra = {"training": {**plan, "steps": steps, "seed": args.seed, "batch": args.batch, "lr": args.lr,
-                          "threads": args.threads, "memory_format": args.memory_format,
+    out = options.out if options.out is not None else models_dir()
+    extra = {"training": {**plan, "steps": steps, "seed": options.seed, "batch": options.batch, "lr": options.lr,
+                          "threads": options.threads, "memory_format": options.memory_format,
                           "torch": torch.__version__,
                           "minutes_used": round((time.monotonic() - t0) / 60, 1),
                           "cpu_minutes_used": round(time.process_time() / 60, 1),
@@ -158,21 +98,20 @@ def run(args: argparse.Namespace) -> int:
     from referee.recognition.export import export
 
     onnx_path = export(model, deck, out, report["temperature"], extra)
-    if args.calibrate_on:
-        _calibrate(args, deck, out, out, log)
+    if options.calibrate_on:
+        _calibrate(options, out, out, log)
     log(f"wrote {onnx_path} and {onnx_path.with_suffix('.json')} in {(time.monotonic() - t0) / 60:.1f} min")
-    return 0
+    return onnx_path
 
 
-def _calibrate(args: argparse.Namespace, deck: str, model_dir: Path, out: Path, log: _Logger) -> None:
-    """Refit the temperature of the model in ``model_dir`` on ``--calibrate-on``, write to ``out``."""
-    from referee.errors import ConfigError
-    from referee.recognition.calibration import recalibrate
+def _calibrate(options: TrainOptions, model_dir: Path, out: Path, log: _Logger) -> None:
+    """Refit the temperature of the model in ``model_dir`` on ``calibrate_on``, write to ``out``."""
+    from referee.recognition.calibration import recalibrate as refit
 
-    if not args.calibrate_on:
+    if not options.calibrate_on:
         raise ConfigError("--recalibrate needs --calibrate-on SET...")
-    recalibrate(model_dir, deck, args.calibrate_on, args.report_on, out, per_face=args.calibration_per_face,
-                root=args.shared, cache=args.cache / "calibration", workers=args.workers or args.threads, log=log)
+    refit(model_dir, options.deck, options.calibrate_on, options.report_on, out, per_face=options.calibration_per_face,
+          root=options.shared, cache=options.cache / "calibration", workers=options.render_workers, log=log)
 
 
 def _cpu_s() -> float:
@@ -190,19 +129,18 @@ class _Logger:
             print(f"[train {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
-def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, SynthSet, dict[str, Any]]:
-    root = require_shared("referee train", "faces", args.shared)
+def _data(options: TrainOptions, log: _Logger) -> tuple[SynthSet, SynthSet, dict[str, Any]]:
+    deck = options.deck
+    root = require_shared("referee train", "faces", options.shared)
     names = [s.name for s in face_sets(deck, root)]
-    holdout = list(DEFAULT_HOLDOUT[deck] if args.holdout is None else args.holdout)
+    holdout = list(DEFAULT_HOLDOUT[deck] if options.holdout is None else options.holdout)
     unknown = sorted(set(holdout) - set(names))
     if unknown:
-        from referee.errors import ConfigError
-
         raise ConfigError(f"--holdout: no such {deck} print {unknown}; known: {names}")
     train_sets = [n for n in names if n not in holdout]
     n_faces = sum(len(s.files) for s in face_sets(deck, root) if s.name in train_sets)
-    per_face = max(1, args.samples // max(1, n_faces))
-    cache = args.cache / (root.resolve().as_posix().replace("/", "_")[-40:])
+    per_face = max(1, options.samples // max(1, n_faces))
+    cache = options.cache / (root.resolve().as_posix().replace("/", "_")[-40:])
 
     def progress(what: str) -> Any:
         last = [0.0]
@@ -213,24 +151,19 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
                 log(f"rendering {what}: {done}/{total} chunks")
         return show
 
-    workers = args.workers or args.threads
-    variation = print_variation(args)
-    vary_others = bool(getattr(args, "vary_others", False))
-    if vary_others and not variation:
-        from referee.errors import ConfigError
-
-        raise ConfigError("--vary-others needs --print-variation P (P > 0)")
+    workers = options.render_workers
+    variation, vary_others = options.print_variation, options.vary_others
     looks: dict[str, Any] = {"size": INPUT_SIZE, "print_variation": variation,
                              **({"vary_others": True} if vary_others else {})}
-    train = cached_set(cache, deck, train_sets, per_face, args.seed, workers=workers,
+    train = cached_set(cache, deck, train_sets, per_face, options.seed, workers=workers,
                        root=root, progress=progress("training set"), **looks)
-    table_per_face = args.table_samples // max(1, n_faces)
+    table_per_face = options.table_samples // max(1, n_faces)
     if table_per_face:
-        table = cached_set(cache, deck, train_sets, table_per_face, args.seed + 500, workers=workers,
+        table = cached_set(cache, deck, train_sets, table_per_face, options.seed + 500, workers=workers,
                            root=root, progress=progress("table-style set"), style="table", **looks)
         train = join_sets(train, table)
     val_sets = holdout or train_sets
-    val = cached_set(cache, deck, val_sets, args.val_per_face, args.seed + 1000, workers=workers,
+    val = cached_set(cache, deck, val_sets, options.val_per_face, options.seed + 1000, workers=workers,
                      root=root, progress=progress("validation set"), size=INPUT_SIZE)
     plan = {"train_sets": train_sets, "holdout_sets": holdout, "per_face": per_face,
             "table_per_face": table_per_face, "negatives": {"back": BACK_SHARE},
@@ -240,65 +173,37 @@ def _data(args: argparse.Namespace, deck: str, log: _Logger) -> tuple[SynthSet, 
     return train, val, plan
 
 
-def _real_set(args: argparse.Namespace, deck: str, plan: dict[str, Any], log: _Logger) -> RealSet | None:
-    """``--real-photos``: the real crops to add to every batch (None when the share is 0): the
-    training half of the pinochle photos (french) or the ``--real-decks`` (italian)."""
-    share, decks = real_options(args, deck)
-    if share == 0:
+def _real_set(options: TrainOptions, log: _Logger) -> RealSet | None:
+    """``real_photos``: the real crops to add to every batch (None when the share is 0): the
+    training half of the pinochle photos (french) or the ``real_decks`` (italian)."""
+    if options.real_photos == 0:
         return None
-    root = require_shared("referee train --real-photos", "photos", args.shared)
+    deck, decks = options.deck, options.real_decks
+    root = require_shared("referee train --real-photos", "photos", options.shared)
     if decks:
         from referee.recognition.real_crops import build_deck_set
 
-        real = build_deck_set(RECOGNISER_LABELS[deck], INPUT_SIZE, args.seed + 700, decks, root)
+        real = build_deck_set(RECOGNISER_LABELS[deck], INPUT_SIZE, options.seed + 700, decks, root)
         log(f"real deck crops: {real.photos} photos of {', '.join(sorted(decks))}, {len(real)} copies "
-            f"({real_per_batch(args)} a batch)")
+            f"({options.real_per_batch} a batch)")
         return real
     from referee.recognition.real_crops import build_real_set
 
-    real = build_real_set(deck, RECOGNISER_LABELS[deck], INPUT_SIZE, args.seed + 700, root)
-    log(f"real crops: {real.crops} boxes from {real.photos} photos, {len(real)} copies ({real_per_batch(args)} a batch)")
+    real = build_real_set(deck, RECOGNISER_LABELS[deck], INPUT_SIZE, options.seed + 700, root)
+    log(f"real crops: {real.crops} boxes from {real.photos} photos, {len(real)} copies ({options.real_per_batch} a batch)")
     return real
 
 
-def real_options(args: argparse.Namespace, deck: str) -> tuple[float, list[str]]:
-    """``--real-photos`` and ``--real-decks``, checked before anything is rendered."""
-    from referee.errors import ConfigError
+def check_real_decks(options: TrainOptions) -> None:
+    """The ``real_decks`` are decks of the real photos, checked before anything is rendered."""
+    if not options.real_decks:
+        return
+    from referee.recognition.real_decks import deck_names
 
-    share = float(getattr(args, "real_photos", 0.0) or 0.0)
-    decks = list(getattr(args, "real_decks", None) or [])
-    if share == 0:
-        if decks:
-            raise ConfigError("--real-decks: needs --real-photos SHARE (the share of the batch)")
-        return share, decks
-    if not 0 < share < 1:
-        raise ConfigError(f"--real-photos {share}: expected a share of the batch in 0-1")
-    if (deck == "italian") != bool(decks):
-        raise ConfigError("--real-photos: the italian deck trains on --real-decks DECK..., the french deck on the "
-                          "pinochle photos (--real-decks is italian only)")
-    if decks:
-        from referee.recognition.real_decks import deck_names
-
-        known = deck_names(args.shared)
-        unknown = sorted(set(decks) - set(known))
-        if unknown:
-            raise ConfigError(f"--real-decks: no such deck {', '.join(unknown)}; known: {', '.join(known)}")
-    return share, decks
-
-
-def real_per_batch(args: argparse.Namespace) -> int:
-    """Real crops added to each batch of ``--batch`` synthetic ones (at least one)."""
-    return max(1, round(float(args.real_photos) * int(args.batch)))
-
-
-def print_variation(args: argparse.Namespace) -> float:
-    """``--print-variation``, checked (default 0)."""
-    p = float(getattr(args, "print_variation", 0.0) or 0.0)
-    if not 0 <= p <= 1:
-        from referee.errors import ConfigError
-
-        raise ConfigError(f"--print-variation {p}: expected a probability in 0-1")
-    return p
+    known = deck_names(options.shared)
+    unknown = sorted(set(options.real_decks) - set(known))
+    if unknown:
+        raise ConfigError(f"--real-decks: no such deck {', '.join(unknown)}; known: {', '.join(known)}")
 
 
 def to_batch(images: np.ndarray, rng: np.random.Generator) -> Any:
@@ -332,33 +237,33 @@ def real_loss(logits: Any, allowed: Any, support: Any = None) -> Any:
     return -torch.logsumexp(logp.masked_fill(~allowed, inf), dim=1).mean()
 
 
-def _fit(model: Any, data: SynthSet, args: argparse.Namespace, t0: float, log: _Logger,
+def _fit(model: Any, data: SynthSet, options: TrainOptions, t0: float, log: _Logger,
          real: RealSet | None = None) -> int:
     import torch
 
-    rng = np.random.default_rng(args.seed)
+    rng = np.random.default_rng(options.seed)
     # the real crops are drawn from a stream of their own, seeded apart from the synthetic one
-    real_rng = np.random.default_rng(args.seed + 7)
-    n_real = 0 if real is None else real_per_batch(args)
-    layout = torch.channels_last if args.memory_format == "channels_last" else torch.contiguous_format
+    real_rng = np.random.default_rng(options.seed + 7)
+    n_real = 0 if real is None else options.real_per_batch
+    layout = torch.channels_last if options.memory_format == "channels_last" else torch.contiguous_format
     model.to(memory_format=layout)
-    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=5e-4)
+    opt = torch.optim.AdamW(model.parameters(), lr=options.lr, weight_decay=5e-4)
     labels = torch.from_numpy(data.labels)
     allowed = None if real is None else torch.from_numpy(real.allowed)
     support = None if real is None else torch.from_numpy(real.support)[None]
-    total = args.steps
+    total = options.steps
     step, seen, correct, loss_sum = 0, 0, torch.zeros(()), torch.zeros(())
     order = rng.permutation(len(data))
     cursor = 0
     timing_start = last_snap = time.monotonic()
-    snap_every = args.snapshot_minutes * 60
+    snap_every = options.snapshot_minutes * 60
     model.train()
     while total is None or step < total:  # total is set by step ESTIMATE_AT[0] at the latest
-        if cursor + args.batch > len(order):
+        if cursor + options.batch > len(order):
             order, cursor = rng.permutation(len(data)), 0
-        idx = np.sort(order[cursor:cursor + args.batch])
-        cursor += args.batch
-        lr = _lr(step, total, args.lr)
+        idx = np.sort(order[cursor:cursor + options.batch])
+        cursor += options.batch
+        lr = _lr(step, total, options.lr)
         for g in opt.param_groups:
             g["lr"] = lr
         images = data.images[idx]
@@ -378,16 +283,16 @@ def _fit(model: Any, data: SynthSet, args: argparse.Namespace, t0: float, log: _
         seen += len(idx)
         correct += (logits.argmax(1) == y).sum()
         loss_sum += loss.detach() * len(idx)
-        if args.steps is None and step in ESTIMATE_AT:
+        if options.steps is None and step in ESTIMATE_AT:
             # Only during warm-up, whose learning rate does not depend on the total: so the
             # recorded total replays the same schedule with --steps.
             per_step = (time.monotonic() - timing_start) / step
-            left = args.minutes * 60 - (time.monotonic() - t0) - RESERVE_S
+            left = options.minutes * 60 - (time.monotonic() - t0) - RESERVE_S
             total = max(WARMUP_STEPS + 10, step + int(left / per_step))
-            log(f"{per_step * 1000:.0f} ms/step -> {total} steps ({total * args.batch / len(data):.1f} epochs)")
+            log(f"{per_step * 1000:.0f} ms/step -> {total} steps ({total * options.batch / len(data):.1f} epochs)")
         if snap_every and time.monotonic() - last_snap > snap_every:
             last_snap = time.monotonic()
-            _snapshot(model, args, step, log)
+            _snapshot(model, options, step, log)
         if step % 200 == 0 or step == total:
             log(f"step {step}/{total} lr {lr:.4f} loss {float(loss_sum) / seen:.3f} train acc {float(correct) / seen:.3f} "
                 f"({(time.monotonic() - t0) / 60:.1f} min)")
@@ -399,12 +304,12 @@ def _fit(model: Any, data: SynthSet, args: argparse.Namespace, t0: float, log: _
     return step
 
 
-def _snapshot(model: Any, args: argparse.Namespace, step: int, log: _Logger) -> None:
+def _snapshot(model: Any, options: TrainOptions, step: int, log: _Logger) -> None:
     """Export the model as it is now (uncalibrated), for consumers that cannot wait."""
     from referee.recognition.export import export
 
-    out = args.cache / "snapshots"
-    export(model, deck_family(args.deck), out, 1.0, {"snapshot_step": step})
+    out = options.cache / "snapshots"
+    export(model, options.deck, out, 1.0, {"snapshot_step": step})
     model.train()
     log(f"snapshot at step {step} -> {out}")
 

@@ -5,14 +5,16 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
 
+from referee.cli.train import add_arguments, options
 from referee.errors import ConfigError
 from referee.paths import REPO_ROOT
-from referee.recognition.recipe import apply_recipe, load_recipe
-from referee.recognition.train import add_arguments
+from referee.recognition.recipe import load_recipe
+from referee.recognition.train_options import RUN_FIELDS, TrainOptions, recipe_fields
 
 MODELS = REPO_ROOT / "models"
 
@@ -23,9 +25,22 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _args(*argv: str) -> argparse.Namespace:
-    parser = _parser()
-    return apply_recipe(parser.parse_args(list(argv)), parser)
+def _args(*argv: str) -> TrainOptions:
+    return options(_parser().parse_args(list(argv)))
+
+
+def test_every_option_is_a_field_of_the_training_options_and_back() -> None:
+    dests = {a.dest for a in _parser()._actions if a.option_strings and a.dest != "help"}
+    assert dests - {"recipe"} == {f.name for f in fields(TrainOptions)}
+    assert set(recipe_fields()) == dests - RUN_FIELDS - {"recipe"}
+
+
+def test_the_command_line_gives_only_what_it_names_and_the_options_hold_the_defaults() -> None:
+    given = vars(_parser().parse_args(["--deck", "french", "--holdout", "--vary-others", "--print-variation", "0.5"]))
+    assert given == {"deck": "french", "holdout": [], "vary_others": True, "print_variation": 0.5}
+    chosen = _args("--deck", "french", "--holdout", "--calibrate-on", "table:x")
+    assert chosen.holdout == () and chosen.calibrate_on == ("table:x",) and chosen.report_on == ()
+    assert chosen == TrainOptions("french", holdout=(), calibrate_on=("table:x",))
 
 
 @pytest.mark.parametrize("deck", ["italian", "french"])
@@ -33,7 +48,7 @@ def test_the_committed_recipe_is_what_the_committed_model_was_trained_with(deck:
     args = _args("--recipe", str(MODELS / f"{deck}.recipe.toml"))
     training = json.loads((MODELS / f"{deck}.json").read_text())["training"]
     assert args.deck == deck
-    assert args.holdout == training["holdout_sets"]
+    assert list(args.holdout or ()) == training["holdout_sets"]
     for key in ("steps", "seed", "batch", "lr", "threads", "memory_format"):
         assert getattr(args, key) == training[key], key
     assert args.print_variation == training.get("print_variation", 0.0)
@@ -71,7 +86,18 @@ def _write(tmp_path: Path, text: str) -> Path:
 ])
 def test_a_bad_recipe_is_named_by_file_and_key(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
-        load_recipe(_write(tmp_path, text), _parser())
+        load_recipe(_write(tmp_path, text))
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('deck = "italian"\nprint_variation = 1.5\n', r"r\.recipe\.toml: --print-variation 1\.5: expected a probability"),
+    ('deck = "italian"\nvary_others = true\n', r"r\.recipe\.toml: --vary-others needs --print-variation"),
+    ('deck = "italian"\nreal_photos = 0.1\n', r"r\.recipe\.toml: --real-photos: the italian deck trains on --real-decks"),
+    ('deck = "italian"\nbatch = 0\n', r"r\.recipe\.toml: --batch 0: expected at least 1"),
+])
+def test_a_recipe_value_out_of_range_is_named_with_its_file(tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(ConfigError, match=message):
+        _args("--recipe", str(_write(tmp_path, text)))
 
 
 def test_an_option_given_both_ways_is_refused(tmp_path: Path) -> None:
