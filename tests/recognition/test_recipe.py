@@ -174,3 +174,16 @@ def test_the_recipe_builds_the_same_training_data_as_the_committed_command(
         torch.set_num_threads(threads)
     assert from_recipe == from_command and len(from_recipe) == 3
     assert not (tmp_path / "m").exists()
+
+
+def test_the_help_shows_each_default_the_options_hold(capsys: pytest.CaptureFixture[str]) -> None:
+    from referee.cli import main
+
+    with pytest.raises(SystemExit) as stop:
+        main(["train", "--help"])
+    assert stop.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    defaults = TrainOptions("italian")
+    assert f"synthetic training crops (cached) (default {defaults.samples})" in text
+    assert f"(default {defaults.memory_format})" in text and f"(default {defaults.lr})" in text
+    assert "where it reads and writes (command line only)" in text and "--court-swap" not in text
