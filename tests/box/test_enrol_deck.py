@@ -197,3 +197,37 @@ def test_the_box_uses_the_deck_enrolled_at_the_table_over_the_configs(cfg: BoxCo
 def test_grid_plan_is_plain_data() -> None:
     plan = GridPlan(52, 9, 3, 115.0)
     assert plan.per_layout == 27 and plan.layouts == 2
+
+
+def test_enroll_camera_needs_a_source_and_takes_no_photos(tmp_path: Path) -> None:
+    from referee.cli import main
+
+    out = tmp_path / "x.npz"
+    with pytest.raises(ConfigError, match="--camera needs --source"):
+        main(["enroll", "--camera", "--order", "italian-40", "--out", str(out)])
+    with pytest.raises(ConfigError, match="leave out --photos"):
+        main(["enroll", "--camera", "--source", "sim", "--photos", str(tmp_path), "--order", "italian-40",
+              "--out", str(out)])
+    with pytest.raises(ConfigError, match=r"--photos is needed \(or --camera"):
+        main(["enroll", "--deck", "italian", "--out", str(out)])
+    assert not out.exists()
+
+
+@pytest.mark.slow
+def test_enroll_camera_on_a_simulated_box_writes_the_file_the_box_reads(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from referee.box.config import load_config
+    from referee.cli import main
+
+    _italian_model()
+    config = tmp_path / "config.toml"
+    config.write_text('state_dir = "state"\n[game]\nname = "briscola-2"\nseats = ["N", "S"]\nteams = [["N"], ["S"]]\n'
+                      '[camera]\nsource = "sim:1"\n')
+    assert main(["enroll", "--camera", "--config", str(config)]) == 0
+    said = capsys.readouterr().out.splitlines()
+    cfg = load_config(config)
+    assert said[0].startswith("lay the deck face up: 40 cards: rows of 10")
+    assert said[2] == f"enrolled 40 cards of italian from 1 layout(s) -> {cfg.state_dir / 'enrollment-italian.npz'}"
+    assert said[3].startswith("read back 40 cards: ") and said[3].endswith(" s in all")
+    assert enrollment_in_use(cfg) == cfg.state_dir / "enrollment-italian.npz"
+    assert Enrollment.load(cfg.state_dir / "enrollment-italian.npz").codes == tuple(sorted(ITALIAN))
