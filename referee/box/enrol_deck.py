@@ -342,5 +342,7 @@ def box_enrolment(cfg: BoxConfig, feed: Any, keepalive: Callable[[], None] = lam
 
     def use(report: EnrolReport) -> None:
         feed.use_enrollment(Enrollment.load(report.path))
+        for line in report.lines():  # the journal keeps what the screen pages through
+            log.info("%s", line)
 
     return TableEnrolment(session, frames, on_enrolled=use, keepalive=keepalive)
