@@ -30,9 +30,11 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from referee.box.config import TournamentConfig
+from referee.box.deck_file import DeckFile, DeckFileError, DeckReceiver
 from referee.errors import ConfigError
 from referee.tournament.messages import (
     Assignment,
+    DeckReport,
     MessageError,
     RecordMessage,
     ResendRequest,
@@ -231,6 +233,10 @@ class Publisher:
         self.to_save: queue.Queue[tuple[float, str]] = queue.Queue()
         self.tags: dict[int, str | None] = {}
         self.on_assignment: Callable[[Assignment], None] | None = None
+        #: the deck's enrolment file, checked and kept: the recogniser is to switch to it
+        self.on_deck: Callable[[DeckFile], None] | None = None
+        self.decks = DeckReceiver(db_path.parent / "decks")
+        self.deck_report: DeckReport | None = None  # told in the status
         self.connected = threading.Event()
         self.status_due = threading.Event()
         self.stopping = threading.Event()
@@ -289,7 +295,7 @@ class Publisher:
         if getattr(reason, "is_failure", False):
             log.warning("broker refused table %d: %s", self.cfg.table, reason)
             return
-        client.subscribe([(topic(self.cfg.table, "resend"), 1), (topic(self.cfg.table, "assign"), 1)])
+        client.subscribe([(topic(self.cfg.table, leaf), 1) for leaf in ("resend", "assign", "deck")])
         self.status_due.set()  # the loop's thread reads the record, not paho's
         self.connected.set()
         log.info("connected to the broker")
@@ -306,7 +312,7 @@ class Publisher:
     def _on_message(self, client: Any, userdata: Any, msg: Any) -> None:
         try:
             if msg.topic.endswith("/assign"):
-                self.assignment = Assignment.parse(msg.payload)
+                assignment = self.assignment = Assignment.parse(msg.payload)
                 heard = (time.time(), self.assignment.match or "")
                 with self.heard_lock:  # before anyone can begin a match for it
                     self.heard.append(heard)
@@ -314,10 +320,34 @@ class Publisher:
                 log.info("assigned: %s", self.assignment.caption or "no match at this table now")
                 if self.on_assignment is not None:
                     self.on_assignment(self.assignment)
+                self._deck(lambda: self.decks.expect(assignment))
+            elif msg.topic.endswith("/deck"):
+                self._deck(lambda: self.decks.received(msg.payload))
             else:
                 self.resends.put(ResendRequest.parse(msg.payload))
         except MessageError as exc:
             log.warning("ignored a message on %s: %s", msg.topic, exc)
+
+    def _deck(self, step: Callable[[], DeckFile | None]) -> None:
+        """One step of taking the deck's enrolment file; a file taken goes to ``on_deck``, a
+        refused one is logged and reported (the recogniser keeps what it has)."""
+        try:
+            deck = step()
+        except DeckFileError as exc:
+            log.error("%s; the box keeps the enrolment it has", exc)
+            self.report_deck(exc.sha256, exc.reason)
+            return
+        if deck is not None:
+            if self.on_deck is None:
+                self.report_deck(deck.sha256, None)
+            else:
+                self.on_deck(deck)  # it reports whether the recogniser took it
+
+    def report_deck(self, sha256: str, error: str | None) -> None:
+        """Tell the service (in the status, at once) whether the box recognises with the deck's
+        enrolment file ``sha256`` now (``error`` None) or kept the one it had, and why."""
+        self.deck_report = DeckReport(sha256, error)
+        self.status_due.set()
 
     # --- the publishing loop (its own thread) ---------------------------------------------
     def _loop(self) -> None:
@@ -380,7 +410,7 @@ class Publisher:
         return True
 
     def _status(self) -> None:
-        status = StatusMessage(self.cfg.table, True, self.outbox_last())
+        status = StatusMessage(self.cfg.table, True, self.outbox_last(), self.deck_report)
         self.client.publish(topic(self.cfg.table, "status"), status.to_bytes(), qos=1, retain=True)
 
     def outbox_last(self) -> dict[int, int]:
@@ -400,10 +430,12 @@ class Publisher:
 
 
 def start_publisher(cfg: TournamentConfig | None, db_path: Path,
-                    on_assignment: Callable[[Assignment], None] | None = None) -> Publisher | None:
+                    on_assignment: Callable[[Assignment], None] | None = None,
+                    on_deck: Callable[[DeckFile], None] | None = None) -> Publisher | None:
     """The publisher of a box configured for a tournament, started, handing each assignment
-    it hears to ``on_assignment`` (on its network thread); ``None`` without one, or when its
-    password cannot be read (logged: the box referees and records all the same)."""
+    it hears to ``on_assignment`` and each deck's enrolment file it took to ``on_deck`` (on
+    its network thread); ``None`` without one, or when its password cannot be read (logged:
+    the box referees and records all the same)."""
     if cfg is None:
         return None
     try:
@@ -411,6 +443,6 @@ def start_publisher(cfg: TournamentConfig | None, db_path: Path,
     except ConfigError as exc:  # the table still referees; its record is published once fixed
         log.error("not publishing to the tournament: %s", exc)
         return None
-    publisher.on_assignment = on_assignment
+    publisher.on_assignment, publisher.on_deck = on_assignment, on_deck
     publisher.start()
     return publisher

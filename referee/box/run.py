@@ -37,6 +37,7 @@ from typing import Any
 from referee.box.app import Box
 from referee.box.chosen_game import with_chosen_game
 from referee.box.config import DEFAULT_PATH, BoxConfig, display_settings
+from referee.box.deck_file import DeckFile
 from referee.box.display import NullDisplay, ScreenSink, open_display
 from referee.box.feed import Feed, JsonlFeed
 from referee.box.notify import Notifier
@@ -46,7 +47,7 @@ from referee.box.signals import NullSignals, open_signals
 from referee.box.source import SourceRef, camera_source, describe_key, events_source
 from referee.box.state import MatchStore, StateError
 from referee.box.stock import stock_reader
-from referee.errors import CameraError
+from referee.errors import CameraError, RefereeError
 from referee.jsonl import read_lines
 from referee.tournament.messages import Assignment
 
@@ -336,8 +337,10 @@ def run_locked(cfg: BoxConfig, args: RunOptions) -> int:
             if cfg.tournament is not None:  # a club tournament: the record goes to its broker
                 from referee.box.publish import start_publisher
 
-                publisher = start_publisher(cfg.tournament, store.path, on_assignment=lambda a: runner.post(
-                    lambda: assigned(box, console, a)))
+                publisher = start_publisher(
+                    cfg.tournament, store.path,
+                    on_assignment=lambda a: runner.post(lambda: assigned(box, console, a)),
+                    on_deck=lambda d: runner.post(lambda: use_deck(feed, publisher, d)))
             try:
                 return runner.run()
             except StateError:
@@ -372,6 +375,25 @@ def assigned(box: Box, console: Any, assignment: Assignment) -> None:
         console.desk.set_setup(TableSetup(assignment.table, dict(box.players)))
     except OSError as exc:  # the names are a courtesy: the match is set up all the same
         log.warning("cannot keep the table's names for the console: %s", exc)
+
+
+def use_deck(feed: Feed, publisher: Any, deck: DeckFile) -> None:
+    """The deck's enrolment file the tournament sent, taken (in the main loop, between two
+    frames): the recogniser switches to it, or keeps the one it has when the model refuses it;
+    either way the service is told."""
+    switch = getattr(feed, "use_enrollment", None)
+    error = None
+    if switch is None:
+        log.info("the deck's enrolment file %s is kept; this source has no recogniser", deck.path)
+    else:
+        try:
+            switch(deck.enrollment)
+            log.info("recognising with the enrolment of %s's deck (%s)", deck.owner or "?", deck.path)
+        except RefereeError as exc:
+            error = str(exc)
+            log.error("the deck's enrolment file %s: %s; the box keeps the one it has", deck.path, exc)
+    if publisher is not None:
+        publisher.report_deck(deck.sha256, error)
 
 
 def _source_of(cfg: BoxConfig, args: RunOptions) -> SourceRef:

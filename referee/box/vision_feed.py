@@ -58,6 +58,18 @@ class VisionFeed:
     30 frames a second, the Pi need not read every one).
     """
 
+
+    def use_enrollment(self, enrollment: Any) -> None:
+        """Recognise with ``enrollment`` (an :class:`~referee.recognition.enrollment.Enrollment`,
+        e.g. the deck a tournament sent) from the next frame on: checked against the model
+        first (:class:`ModelError` leaves the one in use); the reads cached under the old one
+        are dropped."""
+        pipeline = self.vision.pipeline
+        classifier = pipeline.classifier
+        enrollment.check_compatible(classifier.info, classifier.model_sha256)
+        classifier.enrollment = enrollment
+        if getattr(pipeline, "cache", None) is not None:
+            pipeline.cache = type(pipeline.cache)()
     def __init__(
         self,
         source: Any,

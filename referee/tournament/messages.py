@@ -11,7 +11,10 @@ Every box publishes under its own topic root, ``referee/table-N/``, the broker a
   box runs, so a consumer sees a tail it missed; the broker's last will sets ``online`` false.
 
 The service publishes ``resend`` (``{"match", "from_seq"}``: publish that match again from that
-sequence number) and ``assign`` (retained: what the table plays now) to the box.
+sequence number), ``assign`` (retained: what the table plays now, with the deck's enrolment
+file's sha256 and size) and ``deck`` (retained: that enrolment file's bytes, the ``.npz``
+itself) to the box. The box's status reports whether it took the deck's file
+(``"deck": {"sha256", "error"}``).
 
 Parsing is strict: a payload that is not a JSON object, has NaN or Infinity, misses a key or
 has one of the wrong type raises :class:`MessageError` naming it.
@@ -29,7 +32,10 @@ from referee.errors import RefereeError
 from referee.jsonl import JsonLineError, parse_line
 
 PREFIX = "referee"
-_TOPIC = re.compile(rf"^{PREFIX}/table-([1-9][0-9]{{0,2}})/(record|status|resend|assign)$")
+#: an enrolment file sent to a box on ``deck`` is at most this big (one is a few KB to a
+#: few hundred KB; the bound keeps a wrong file from filling a box's memory or disk)
+MAX_DECK_FILE_BYTES = 8 * 1024 * 1024
+_TOPIC = re.compile(rf"^{PREFIX}/table-([1-9][0-9]{{0,2}})/(record|status|resend|assign|deck)$")
 
 
 class MessageError(RefereeError, ValueError):
@@ -115,14 +121,27 @@ class RecordMessage:
 
 
 @dataclass(frozen=True)
+class DeckReport:
+    """The box's word on the deck's enrolment file: ``sha256`` of the file it heard of, and
+    ``error`` (``None``: recognising with it now; else why it kept the one it had)."""
+
+    sha256: str
+    error: str | None = None
+
+
+@dataclass(frozen=True)
 class StatusMessage:
     table: int
     online: bool
     last: Mapping[int, int] = field(default_factory=dict)  # box match -> its last seq
+    deck: DeckReport | None = None
 
     def to_bytes(self) -> bytes:
-        return dumps({"table": self.table, "online": self.online,
-                      "last": {str(m): s for m, s in self.last.items()}})
+        d: dict[str, Any] = {"table": self.table, "online": self.online,
+                             "last": {str(m): s for m, s in self.last.items()}}
+        if self.deck is not None:
+            d["deck"] = {"sha256": self.deck.sha256, "error": self.deck.error}
+        return dumps(d)
 
     @classmethod
     def parse(cls, payload: bytes) -> StatusMessage:
@@ -134,7 +153,13 @@ class StatusMessage:
             k.isdigit() and isinstance(v, int) and not isinstance(v, bool) for k, v in last.items()
         ):
             raise MessageError(f"last: expected an object match -> last seq, got {last!r}")
-        return cls(_int(d, "table", 1), online, {int(k): v for k, v in last.items()})
+        deck, report = d.get("deck"), None
+        if deck is not None:
+            if not (isinstance(deck, dict) and isinstance(deck.get("sha256"), str)
+                    and isinstance(deck.get("error"), str | None)):
+                raise MessageError(f"deck: expected {{sha256, error}}, got {deck!r}")
+            report = DeckReport(deck["sha256"], deck["error"])
+        return cls(_int(d, "table", 1), online, {int(k): v for k, v in last.items()}, report)
 
 
 @dataclass(frozen=True)
@@ -164,6 +189,9 @@ class Assignment:
     deck_enrollment: str | None = None
     round: int | None = None
     game: str | None = None  # the game the table plays (the tournament's format)
+    #: the deck's enrolment file, sent on ``deck``: its sha256 (hex) and size in bytes
+    deck_sha256: str | None = None
+    deck_size: int | None = None
 
     @classmethod
     def parse(cls, payload: bytes) -> Assignment:
@@ -183,10 +211,17 @@ class Assignment:
         if deck is not None and not (isinstance(deck, dict) and isinstance(deck.get("owner"), str)):
             raise MessageError(f"deck: expected null or an object with an owner, got {deck!r}")
         enrollment = deck.get("enrollment") if deck else None
+        sha, size = (deck.get("sha256"), deck.get("size")) if deck else (None, None)
+        if sha is not None and not (isinstance(sha, str) and re.fullmatch(r"[0-9a-f]{64}", sha)):
+            raise MessageError(f"deck.sha256: expected 64 hex digits, got {sha!r}")
+        if (sha is None) != (size is None):
+            raise MessageError("deck: sha256 and size come together")
+        if size is not None:
+            size = _int(deck, "size", 1)  # type: ignore[arg-type]
         return cls(table, match, caption, tuple((s[0], s[2]) for s in sides),
                    deck["owner"] if deck else None,
                    enrollment if isinstance(enrollment, str) else None,
-                   _int(d, "round", 1) if "round" in d else None, game)
+                   _int(d, "round", 1) if "round" in d else None, game, sha, size)
 
     def seat_names(self, seats: Sequence[str]) -> dict[str, str]:
         """Each of ``seats``' player, from the sides: a pair ``N+S`` = ``Rossi/Bianchi`` seats

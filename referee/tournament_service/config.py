@@ -19,7 +19,7 @@ password hash, the format and the entrants. Every error names the file and the k
     [[entrants]]
     id = "rossi-bianchi"
     members = ["Rossi", "Bianchi"]
-    enrollment = "decks/rossi.json"      # optional: the enrolment file of the pair's deck
+    enrollment = "decks/rossi.npz"       # optional: the enrolment file of the pair's deck (referee enroll)
 """
 
 from __future__ import annotations
@@ -40,6 +40,7 @@ from referee.tournament import (
     TournamentError,
 )
 from referee.tournament.formats import Format
+from referee.tournament_service.deck_files import read_deck_file
 
 DEFAULT_PATH = Path("/etc/referee/tournament.toml")
 
@@ -158,6 +159,11 @@ def parse_service_config(data: dict[str, Any], where: str, base: Path) -> Servic
         if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
             raise ConfigError(f"{where}: entrants[{i}].members: expected a list of names, got {members!r}")
         enrollment = e.path("enrollment", base)
+        if enrollment is not None:  # checked now, not when the deck reaches a table
+            try:
+                read_deck_file(enrollment, str(e.data.get("id")))
+            except ConfigError as exc:
+                raise ConfigError(f"{where}: entrants[{i}].{exc}") from exc
         try:
             entrants.append(Entrant(e.str_("id"), tuple(members),
                                     str(enrollment) if enrollment else None))

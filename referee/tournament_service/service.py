@@ -24,17 +24,21 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from referee.errors import ConfigError
 from referee.tournament import (
     Action,
     BoxResult,
+    Entrant,
     TableAssignment,
     Tournament,
     TournamentError,
     WithdrawBoxResult,
 )
 from referee.tournament.messages import (
+    DeckReport,
     MessageError,
     RecordMessage,
     ResendRequest,
@@ -43,6 +47,7 @@ from referee.tournament.messages import (
     parse_topic,
     topic,
 )
+from referee.tournament_service.deck_files import DeckFile, read_deck_file
 from referee.tournament_service.store import StoreError, TournamentStore
 
 log = logging.getLogger("referee.tournament")
@@ -64,6 +69,7 @@ class LiveTable:
     score: dict[str, int] = field(default_factory=dict)  # by side: deals won, or points
     online: bool | None = None
     updated: float = 0.0
+    deck: DeckReport | None = None  # the box's word on the deck's enrolment file
 
 
 def running_score(game: str, score: dict[str, int], deal_end: Mapping[str, Any]) -> None:
@@ -103,6 +109,8 @@ class Service:
         self.listeners: list[Callable[[], None]] = []
         self._rebuild_live()
         self._pushed: dict[int, bytes] = {}
+        self._pushed_deck: dict[int, str] = {}  # table -> sha256 of the enrolment file sent
+        self._deck_files: dict[str, DeckFile | None] = {}  # by path; None: cannot be sent
 
     # --- organiser and set-up ------------------------------------------------------------
     def apply(self, actions: Sequence[Action]) -> None:
@@ -161,7 +169,15 @@ class Service:
         if leaf == "status":
             status = StatusMessage.parse(payload)
             self._check_table(table, status.table)
-            self.live.setdefault(table, LiveTable()).online = status.online
+            live = self.live.setdefault(table, LiveTable())
+            live.online = status.online
+            if status.deck is not None and status.deck != live.deck:
+                if status.deck.error:
+                    log.warning("table %d kept the enrolment it had, not the deck's file %s: %s",
+                                table, status.deck.sha256[:12], status.deck.error)
+                else:
+                    log.info("table %d recognises with the deck's file %s", table, status.deck.sha256[:12])
+            live.deck = status.deck or live.deck
             for match, last in status.last.items():
                 if self.expected.get((table, match), 1) <= last:
                     self._ask(table, match, self.expected.get((table, match), 1))
@@ -269,6 +285,7 @@ class Service:
     def changed(self, repush: bool = False) -> None:
         if repush:
             self._pushed.clear()
+            self._pushed_deck.clear()
         self.push_assignments()
         for listener in list(self.listeners):
             listener()
@@ -281,18 +298,42 @@ class Service:
                 return
             now = {a.table: a for a in self.tournament.tables()}
             for table in range(1, form.tables + 1):
-                payload = dumps(assignment_dict(now.get(table), table, form.game))
+                a = now.get(table)
+                deck = self.deck_file(a.deck) if a is not None and a.deck is not None else None
+                payload = dumps(assignment_dict(a, table, form.game, deck))
                 if self._pushed.get(table) != payload:
+                    if deck is not None and self._pushed_deck.get(table) != deck.sha256:
+                        # the file first: a box that hears the assignment finds it, or soon will
+                        self.send(topic(table, "deck"), deck.data, True)
+                        self._pushed_deck[table] = deck.sha256
                     self._pushed[table] = payload
                     self.send(topic(table, "assign"), payload, True)
 
+    def deck_file(self, owner: Entrant) -> DeckFile | None:
+        """The enrolment file of ``owner``'s deck, read and checked once; ``None`` when it has
+        none, or it can no longer be read (logged: the table plays with the enrolment it has)."""
+        if owner.enrollment is None:
+            return None
+        if owner.enrollment not in self._deck_files:
+            try:
+                self._deck_files[owner.enrollment] = read_deck_file(Path(owner.enrollment), owner.id)
+            except ConfigError as exc:
+                log.error("not sent to the tables: %s", exc)
+                self._deck_files[owner.enrollment] = None
+        return self._deck_files[owner.enrollment]
 
-def assignment_dict(a: TableAssignment | None, table: int, game: str | None = None) -> dict[str, Any]:
+
+def assignment_dict(a: TableAssignment | None, table: int, game: str | None = None,
+                    deck_file: DeckFile | None = None) -> dict[str, Any]:
     if a is None:
         return {"table": table, "match": None}
+    deck: dict[str, Any] | None = None
+    if a.deck is not None:
+        deck = {"owner": a.deck.id, "name": a.deck.name, "enrollment": a.deck.enrollment}
+        if deck_file is not None:
+            deck |= {"sha256": deck_file.sha256, "size": deck_file.size}
     return {
         "table": a.table, "match": a.match, "round": a.round, "caption": a.caption(), "game": game,
         "sides": [[side, e.id, e.name] for side, e in a.sides],
-        "deck": None if a.deck is None else {"owner": a.deck.id, "name": a.deck.name,
-                                             "enrollment": a.deck.enrollment},
+        "deck": deck,
     }

@@ -27,7 +27,7 @@ from referee.tournament import OrganiserResult, TournamentError
 from referee.tournament_service.auth import check_password
 from referee.tournament_service.export import match_records_jsonl, results_csv
 from referee.tournament_service.room import render_page, render_room
-from referee.tournament_service.service import Service, assignment_dict
+from referee.tournament_service.service import LiveTable, Service, assignment_dict
 
 log = logging.getLogger("referee.tournament.web")
 
@@ -60,6 +60,7 @@ async def state_json(request: web.Request) -> web.Response:
             "tables": [assignment_dict(a, a.table, t.format.game if t.format else None) | {
                 "score": service.live[a.table].score if a.table in service.live else {},
                 "online": service.live[a.table].online if a.table in service.live else None,
+                "deck_file": _deck_report(service.live.get(a.table)),
             } for a in t.tables()],
             "matches": [{"id": m.id, "round": m.round, "table": m.table,
                          "entrants": t.entrants_of(m),
@@ -72,6 +73,13 @@ async def state_json(request: web.Request) -> web.Response:
             "rejected": dict(service.rejected),
         }
     return web.json_response(data)
+
+
+def _deck_report(live: LiveTable | None) -> dict[str, Any] | None:
+    """The box's word on the deck's enrolment file (``error`` None: it recognises with it)."""
+    if live is None or live.deck is None:
+        return None
+    return {"sha256": live.deck.sha256, "error": live.deck.error}
 
 
 async def export_csv(request: web.Request) -> web.Response:
