@@ -58,18 +58,6 @@ class VisionFeed:
     30 frames a second, the Pi need not read every one).
     """
 
-
-    def use_enrollment(self, enrollment: Any) -> None:
-        """Recognise with ``enrollment`` (an :class:`~referee.recognition.enrollment.Enrollment`,
-        e.g. the deck a tournament sent) from the next frame on: checked against the model
-        first (:class:`ModelError` leaves the one in use); the reads cached under the old one
-        are dropped."""
-        pipeline = self.vision.pipeline
-        classifier = pipeline.classifier
-        enrollment.check_compatible(classifier.info, classifier.model_sha256)
-        classifier.enrollment = enrollment
-        if getattr(pipeline, "cache", None) is not None:
-            pipeline.cache = type(pipeline.cache)()
     def __init__(
         self,
         source: Any,
@@ -208,9 +196,11 @@ class VisionFeed:
         self.tracker.reset()
 
     def use_enrollment(self, enrollment: Any) -> None:
-        """The deck was enrolled at the table: read with ``enrollment`` from the next frame on
-        (reads cached with the old prototypes are dropped)."""
+        """The deck was enrolled at the table, or a tournament sent the deck's enrolment: read
+        with ``enrollment`` from the next frame on (reads cached with the old prototypes are
+        dropped). One made with another model raises :class:`ModelError` and changes nothing."""
         pipeline = self.vision.pipeline
+        enrollment.check_compatible(pipeline.classifier.info, pipeline.classifier.model_sha256)
         pipeline.classifier.enrollment = enrollment
         if pipeline.cache is not None:
             pipeline.cache = type(pipeline.cache)()
