@@ -70,8 +70,7 @@ def main() -> None:
                 "french" not in args.face_set) else None
             order = table_order(family, deck)
             plan = plan_grid(len(order), family, frame_size)
-            print(f"\n{deck}: {plan.describe()} ({plan.layouts} layout(s) of up to {plan.per_layout}, "
-                  f"cards {plan.card_px:.0f} px tall)")
+            print(f"\n{deck}: {plan.describe()} ({plan.layouts} layout(s), cards {plan.card_px:.0f} px tall)")
             for seed in range(args.seeds):
                 start = time.perf_counter()
                 table = TimedTable(order, plan, seed=seed, face_set=face_set, frame_size=frame_size)

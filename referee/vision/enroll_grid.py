@@ -10,7 +10,12 @@ n-th card of the order. A contact sheet of every cut card with its name lets the
 the result before using it (``referee enroll --grid`` writes one beside the enrollment).
 
 Best with the box's own camera and light (the EPFL benchmark: enrolling from table frames
-lifted an unknown deck from 1 % to 95 %).
+lifted an unknown deck from 1 % to 95 %). For that (``referee enroll --camera``, the box's
+"Enrol deck": :mod:`referee.box.enrol_deck`) the deck is laid out in the rows of a
+:class:`GridPlan` (:func:`plan_grid`: as few layouts as keep every card at least
+:data:`MIN_CARD_PX` tall in the camera's frame) and each card is named by its place
+(:func:`locate`): a place with no card, two cards, or a card where the order lists none is a
+:class:`LayoutError` naming the places.
 """
 
 from __future__ import annotations
@@ -247,11 +252,14 @@ class GridPlan:
 
     def describe(self, lang: str = "en") -> str:
         """What the club is asked to do, in one line."""
+        rows = math.ceil(min(self.cards, self.per_layout) / self.columns)
         if lang == "it":
-            times = "" if self.layouts == 1 else f" in {self.layouts} volte"
-            return f"{self.cards} carte{times}: file di {self.columns}, al massimo {self.rows} file per volta"
-        times = "" if self.layouts == 1 else f" in {self.layouts} layouts"
-        return f"{self.cards} cards{times}: rows of {self.columns}, at most {self.rows} rows at a time"
+            if self.layouts == 1:
+                return f"{self.cards} carte in {rows} file da {self.columns}"
+            return f"{self.cards} carte in {self.layouts} volte, fino a {self.per_layout} per volta in file da {self.columns}"
+        if self.layouts == 1:
+            return f"{self.cards} cards in {rows} rows of {self.columns}"
+        return f"{self.cards} cards in {self.layouts} layouts of up to {self.per_layout}, in rows of {self.columns}"
 
 
 def plan_grid(cards: int, family: str, frame_size: tuple[int, int] = (1280, 720),
