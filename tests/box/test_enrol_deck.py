@@ -232,3 +232,17 @@ def test_enroll_camera_on_a_simulated_box_writes_the_file_the_box_reads(
     assert said[3].startswith("read back 40 cards: ") and said[3].endswith(" s in all")
     assert enrollment_in_use(cfg) == cfg.state_dir / "enrollment-italian.npz"
     assert Enrollment.load(cfg.state_dir / "enrollment-italian.npz").codes == tuple(sorted(ITALIAN))
+
+
+def test_two_cards_at_one_place_are_named_and_a_row_short_of_cards_too() -> None:
+    def quad(cx: float, cy: float) -> np.ndarray:
+        return np.array([[cx - 30, cy - 50], [cx + 30, cy - 50], [cx + 30, cy + 50], [cx - 30, cy + 50]], np.float32)
+
+    codes = ["7C", "8C", "9C", "10C", "JC", "QC"]
+    grid = [quad(100 + 80 * c, 100 + 120 * r) for r in range(2) for c in range(3)]
+    at, problems = locate(grid, codes, 3)
+    assert problems == [] and at == list(range(6))
+    # a card pushed half onto its neighbour's place, the next place left empty
+    pushed = [*grid[:2], quad(100 + 80 * 1 + 25, 100), *grid[3:]]
+    _, problems = locate(pushed, codes, 3)
+    assert problems == ["row 1, column 2 (8C): 2 cards found (lay them apart)", "row 1, column 3 (9C): no card found"]
