@@ -31,7 +31,7 @@ from referee.web.texts import LANGUAGES
 log = logging.getLogger("referee.web")
 
 Call = dict[str, Any]
-#: the calls a scoreboard lists (the newest last)
+#: the calls a scoreboard lists (the newest last; ``turn`` calls left out: the turn is shown)
 RECENT_CALLS = 12
 #: default seats, in play order, per number of players (the box's configured game keeps its own)
 SEATS_FOR = {2: ["N", "S"], 3: ["N", "W", "S"], 4: ["N", "W", "S", "E"], 5: ["A", "B", "C", "D", "E"]}
@@ -74,13 +74,15 @@ class Desk:
         contract, calls = _contract_and_calls(steps)
         if state.get("contract") is None:
             state["contract"] = contract
+        recent = [c for c in calls if c.get("call") != "turn"][-RECENT_CALLS:]
         return {
             "seq": self.seq, "match": box.match_id, "events": box.events_seen,
             "table": self.setup.table, "names": dict(self.setup.names),
             "configured": {"game": box.cfg.game.name, "seats": list(box.cfg.game.seats)},
             "fault": box.fault_screen.what_key if box.fault_screen is not None else None,
-            "state": state, "calls": calls[-RECENT_CALLS:],
-            "said": {lang: [say(c, lang) for c in calls[-RECENT_CALLS:]] for lang in LANGUAGES},
+            "state": state, "calls": recent,
+            "said": {lang: [say(c, lang) for c in recent] for lang in LANGUAGES},
+            "contract_said": {lang: say(state["contract"], lang) for lang in LANGUAGES} if state["contract"] else None,
             "deal_over": box.referee.deal is not None and box.referee.deal.phase == "over",
             "next_dealer": box.referee.next_dealer,
             "goal": _goal(box),

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 import pytest
 
 from referee.box.app import Box
+from referee.box.frames import FRAMES_DIR, FrameKeeper
 from referee.web.console import Console
 from referee.web.server import ConsoleServer
 from web.helpers import PIN, make_box
@@ -26,7 +27,10 @@ T = TypeVar("T")
 
 
 class LiveBox:
-    def __init__(self, tmp_path: Path, game: str, seats: str) -> None:
+    """``frames``: the box keeps the frames of the camera's plays (:meth:`camera_play`)."""
+
+    def __init__(self, tmp_path: Path, game: str, seats: str, frames: bool = False) -> None:
+        self.keep_frames = frames
         self.ready = threading.Event()
         self.stopping = False
         self.failed: BaseException | None = None
@@ -43,6 +47,8 @@ class LiveBox:
     def _main(self, tmp_path: Path, game: str, seats: str) -> None:
         try:
             self.box = make_box(tmp_path, game, seats)
+            if self.keep_frames:
+                self.box.frames = FrameKeeper(tmp_path / "state" / FRAMES_DIR)
             self.console = Console(self.box, PIN, tmp_path / "console.json")
             self.server = ConsoleServer(self.console, "127.0.0.1", 0).start()
         except BaseException as exc:
@@ -61,6 +67,16 @@ class LiveBox:
         assert self.console is not None and self.box is not None
         box = self.box
         return self.console.mailbox.post(lambda: job(box)).result(timeout=10)
+
+    def camera_play(self, play: dict[str, Any], pos: int, image: Any) -> list[dict[str, Any]]:
+        """A play as the camera's feed hands it to the box: the frame it came from offered
+        first, then the play with the frame's position (the box's main loop does both)."""
+        def seen(box: Box) -> list[dict[str, Any]]:
+            if box.frames is not None:
+                box.frames.offer(pos, image)
+            return box.handle(play, pos)
+
+        return self.call(seen)
 
     def state(self) -> dict[str, Any]:
         with urllib.request.urlopen(self.url + "/api/state", timeout=10) as r:
@@ -122,3 +138,26 @@ def chromium_driver() -> Iterator[Any]:
         yield driver
     finally:
         driver.quit()
+
+
+def table_frame(plays: list[tuple[str, str]], seats: list[str], realistic: bool, seed: int = 0) -> Any:
+    """The camera's frame of a trick on the table: rendered by the simulator (``realistic``,
+    for screenshots: about a second each), else a small plain image naming the cards."""
+    import cv2
+    import numpy as np
+
+    if realistic:
+        from referee.vision.layout import TableLayout
+        from referee.vision.simulator.camera import CameraSpec
+        from referee.vision.simulator.random_scene import DEFAULT_FACE_SETS, trick_cards
+        from referee.vision.simulator.scene import SceneSpec, render_scene
+
+        rng = np.random.default_rng(seed)
+        family = "italian" if any("_" in c for _, c in plays) else "french"
+        spec = SceneSpec(tuple(trick_cards(TableLayout.default(seats), plays, rng)), face_set=DEFAULT_FACE_SETS[family],
+                         texture="felt", camera=CameraSpec.random(rng, size=(960, 540), strength=0.3))
+        return render_scene(spec, rng).image
+    image = np.full((120, 200, 3), (40, 110, 40), np.uint8)
+    for i, (seat, code) in enumerate(plays):
+        cv2.putText(image, f"{seat} {code}", (8, 24 + 22 * i), cv2.FONT_HERSHEY_SIMPLEX, 0.5, (255, 255, 255), 1)
+    return image

@@ -21,7 +21,8 @@ PIN = "4711"
 
 def make_box(tmp_path: Path, game: str = "belotta", seats: str = '["N", "W", "S", "E"]') -> Box:
     cfg = parse_config(f'[game]\nname = "{game}"\nseats = {seats}\n' + (
-        'teams = [["N", "S"], ["W", "E"]]\n' if game == "belotta" else ""))
+        'teams = [["N", "S"], ["W", "E"]]\n' if game == "belotta" else "") + (
+        '[pins]\nseat_leds = { A = 17, B = 27, C = 22, D = 23, E = 24 }\n' if '"A"' in seats else ""))
     cfg = replace(cfg, state_dir=tmp_path / "state")
     return Box(cfg, MatchStore.open(cfg.state_dir), NullSignals(), NullDisplay())
 

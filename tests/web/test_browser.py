@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from web.browser import LiveBox, chromium_driver
+from web.browser import LiveBox, chromium_driver, table_frame
 from web.helpers import PIN
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "rules"
@@ -36,11 +36,14 @@ def _events(path: Path, first: int = 1, last: int | None = None) -> list[dict[st
 
 
 def _by_id(driver: Any, element_id: str) -> Any:
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support import expected_conditions
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, 10).until(expected_conditions.element_to_be_clickable((By.ID, element_id)))
+    # a live update may redraw the element between finding it and checking it: look again
+    return WebDriverWait(driver, 10, ignored_exceptions=[StaleElementReferenceException]).until(
+        expected_conditions.element_to_be_clickable((By.ID, element_id)))
 
 
 def _select(driver: Any, element_id: str, value: str) -> None:
@@ -215,5 +218,146 @@ def test_belotta_deal_with_a_declaration_through_the_operator_view(driver: Any, 
         assert calls == replayed
         deal_end = next(c for c in calls if c["call"] == "deal_end")
         assert [d["seat"] for d in deal_end["declarations"]] == ["S"]
+    finally:
+        live.stop()
+
+
+def _shot(driver: Any, url: str, name: str, ready: str, before: Any = None) -> None:
+    """Screenshots of one view at phone and TV size (``REFEREE_SCREENSHOTS=DIR``);
+    ``before(driver)``: what to do on the page first (open a section)."""
+    folder = os.environ.get("REFEREE_SCREENSHOTS")
+    if not folder:
+        return
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    for size, (w, h) in SIZES.items():
+        driver.set_window_size(w, h)
+        driver.get(url)
+        _by_id(driver, ready)
+        if before is not None:
+            before(driver)
+        driver.execute_script("return new Promise(r => setTimeout(r, 500))")
+        driver.save_screenshot(str(Path(folder) / f"{name}-{size}.png"))
+    driver.set_window_size(*SIZES["phone"])
+
+
+def _open_frames(match: int) -> Any:
+    def click(driver: Any) -> None:
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        _by_id(driver, f"frames-{match}").click()
+        WebDriverWait(driver, 20).until(lambda d: d.execute_script(
+            "const imgs = [...document.querySelectorAll('#frames img')];"
+            "return imgs.length > 0 && imgs.every(i => i.complete && i.naturalWidth > 0);"))
+    return click
+
+
+@pytest.mark.slow
+def test_briscola_deal_with_an_unsure_card_and_its_frames(driver: Any, tmp_path: Path) -> None:
+    # a box configured for belotta: briscola in four is set up on the console, filed as such
+    events = _events(DATA / "briscola" / "match-4.events.jsonl", 2, 42)
+    deal, plays = events[0], events[1:]
+    realistic = bool(os.environ.get("REFEREE_SCREENSHOTS"))
+    live = LiveBox(tmp_path, "belotta", '["N", "W", "S", "E"]', frames=True)
+    try:
+        _login(driver, live)
+        _start_match(driver, live, "briscola-4", "N W S E", deal["dealer"], "{}", deal["trump_card"],
+                     {"N": "Nina", "W": "Wanda", "S": "Saverio", "E": "Ettore"})
+        assert live.state()["state"]["trump_card"] == "bastoni_4"
+        unsure_at = 5  # the second trick's lead: the camera doubts it
+        trick: list[tuple[str, str]] = []
+        for i, play in enumerate(plays):
+            trick = [] if len(trick) == 4 else trick
+            trick.append((play["seat"], play["card"]))
+            image = table_frame(trick, deal["seats"], realistic, seed=i)
+            pos = 100 + i
+            if i != unsure_at:
+                live.camera_play(play, pos, image)
+                assert live.wait_events(2 + i)["events"] == 2 + i
+                continue
+            misread = "spade_10" if play["card"] != "spade_10" else "spade_9"
+            live.camera_play({**play, "card": misread, "confidence": 0.4, "alternatives": [play["card"]]}, pos, image)
+            question = live.state()["state"]["question"]
+            assert question is not None and question["card"] == misread and live.state()["events"] == 1 + i
+            driver.get(live.url + "/operator")
+            _by_id(driver, "q-no")
+            _shot(driver, live.url + "/operator", "briscola-4-question", "q-no")
+            button = _by_id(driver, "q-no").find_element("xpath", f"//button[@data-card='{play['card']}']")
+            button.click()
+            assert live.wait_events(2 + i)["events"] == 2 + i
+            assert live.state()["state"]["question"] is None
+            if realistic:
+                _shot(driver, live.url + "/", "briscola-4-scoreboard", "head")
+        state = live.state()
+        assert state["deal_over"]
+        match = state["match"]
+        recorded_events = live.call(lambda box: box.store.events(match))
+        assert recorded_events[unsure_at + 1] == {**plays[unsure_at], "confirmed": True}
+        assert [{k: v for k, v in e.items() if k != "confirmed"} for e in recorded_events] == events
+        calls, replayed = _replayed_calls(live, tmp_path, match)
+        assert calls == replayed
+        # the history: filed under the game played, the frame of every play grouped by trick
+        driver.get(live.url + "/history")  # logged in already: the session cookie
+        _by_id(driver, f"frames-{match}")
+        rows = driver.find_elements("css selector", "#matches tbody tr")
+        assert [r.find_elements("css selector", "td")[1].text for r in rows] == ["briscola-4"]
+        _open_frames(match)(driver)
+        assert len(driver.find_elements("css selector", "#frames figure")) == 40
+        assert len(driver.find_elements("css selector", "#frames .trickframes")) == 10
+        _shot(driver, live.url + "/history", "briscola-4-history-frames", "csv", before=_open_frames(match))
+    finally:
+        live.stop()
+
+
+@pytest.mark.slow
+def test_chiamata_deals_with_the_auction_called_card_and_in_mano(driver: Any, tmp_path: Path) -> None:
+    events = _events(DATA / "chiamata" / "match-5.events.jsonl", 1, 84)
+    first, second = events[:42], events[42:]
+    live = LiveBox(tmp_path, "briscola-chiamata", '["A", "B", "C", "D", "E"]')
+    try:
+        _login(driver, live)
+        _start_match(driver, live, "briscola-chiamata", "A B C D E", first[0]["dealer"], "{}", None,
+                     {"A": "Anna", "B": "Bice", "C": "Ciro", "D": "Dora", "E": "Ezio"})
+        recorded = 1
+        for deal_events in (first, second):
+            if deal_events is second:  # the next deal from the page: the dealer passes on
+                assert _by_id(driver, "deal-dealer").get_attribute("value") == second[0]["dealer"]
+                _by_id(driver, "dealform").find_element("css selector", "button").click()
+                recorded += 1
+                assert live.wait_events(recorded)["events"] == recorded
+            contract = deal_events[1]
+            # the auction's outcome: who won it, the card called, the points bid, in mano or not
+            _select(driver, "chiamata-seat", contract["seat"])
+            _select(driver, "called-card", contract["called"])
+            _type(driver, "chiamata-points", str(contract["points"]))
+            mano = _by_id(driver, "chiamata-mano")
+            if mano.is_selected() != bool(contract.get("in_mano")):
+                mano.click()
+            _submit(driver, "chiamata")
+            recorded += 1
+            state = live.wait_events(recorded)
+            assert state["events"] == recorded and state["state"]["contract"]["called"] == contract["called"]
+            # the same contract again: the rules core refuses it, the page says why, nothing recorded
+            _submit(driver, "chiamata")
+            assert _error_text(driver)
+            assert live.state()["events"] == recorded
+            _play_as_camera(live, deal_events[2:22], recorded)
+            recorded += 20
+            if deal_events is second:
+                _shot(driver, live.url + "/", "chiamata-scoreboard", "head")
+                _shot(driver, live.url + "/operator", "chiamata-operator", "logout")
+                _by_id(driver, "logout")
+            _play_as_camera(live, deal_events[22:], recorded)
+            recorded += len(deal_events) - 22
+            driver.execute_script("return new Promise(r => setTimeout(r, 300))")
+        state = live.state()
+        assert state["deal_over"] and state["state"]["deal"] == 2
+        match = state["match"]
+        assert live.call(lambda box: box.store.events(match)) == events
+        calls, replayed = _replayed_calls(live, tmp_path, match)
+        assert calls == replayed
+        contracts = [c for c in calls if c["call"] == "contract"]
+        assert [c.get("in_mano", False) for c in contracts] == [False, True]
+        said = live.state()["said"]["it"]  # the scoreboard's list, in words
+        assert any(text.startswith("fine mano: ") for text in said) and not any("=" in text for text in said)
     finally:
         live.stop()

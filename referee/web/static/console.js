@@ -57,6 +57,14 @@ function show(s) {
 
 // -- scoreboard -------------------------------------------------------------------------
 function teamsOf(st) { return st.teams && st.teams.length ? st.teams : (st.seats || []).map((x) => [x]); }
+// the match score as the game keeps it: per team (briscola, belotta) or per seat (chiamata's
+// credits, binocolo): one side per seat then, with its team's card points this deal
+function sidesOf(st) {
+  const teams = teamsOf(st);
+  const perSeat = (st.seats || []).length > 0 && st.seats.every((x) => x in st.score) && !teams.every((t) => t.join("+") in st.score);
+  return perSeat ? st.seats.map((x) => ({ seats: [x], team: teams.find((t) => t.includes(x)) || [x] }))
+    : teams.map((t) => ({ seats: t, team: t }));
+}
 function scoreboard(s) {
   const st = s.state;
   const head = [];
@@ -72,17 +80,18 @@ function scoreboard(s) {
   if (s.fault) head.push(el("span", { class: "tag fault" }, `${T.fault}: ${s.fault}`));
   if (!st.game) head.push(el("span", { class: "tag" }, T.no_match));
   fill($("head"), head);
-  fill($("score"), teamsOf(st).map((team) => {
-    const key = team.join("+");
-    const total = st.score[key] ?? team.reduce((a, x) => a + (st.score[x] ?? 0), 0);
-    const turn = team.includes(st.turn) ? " turn" : "";
+  fill($("score"), sidesOf(st).map(({ seats, team }) => {
+    const key = seats.join("+");
+    const total = st.score[key] ?? seats.reduce((a, x) => a + (st.score[x] ?? 0), 0);
+    const turn = seats.includes(st.turn) ? " turn" : "";
+    const mates = team.length > seats.length ? ` (${team.join("+")})` : "";
     return el("div", { class: "side" + turn },
-      el("div", { class: "who" }, team.map(who).join(" + ")),
+      el("div", { class: "who" }, seats.map(who).join(" + ")),
       el("div", { class: "digits" }, String(total)),
-      el("div", { class: "small" }, `${T.points}: ${st.points[key] ?? 0}`));
+      el("div", { class: "small" }, `${T.points}${mates}: ${st.points[team.join("+")] ?? 0}`));
   }));
   fill($("trumpbox"), el("h2", {}, T.trump), el("div", { class: "big" + (/^[HD]$/.test(st.trump || "") ? " red" : "") }, suit(st.trump)),
-    st.trump_card ? cardNode(st.trump_card) : "", contractText(st.contract));
+    st.trump_card ? cardNode(st.trump_card) : "", contractText(st.contract, s.contract_said && s.contract_said[SETUP.lang]));
   fill($("turnbox"), el("h2", {}, T.turn), el("div", { class: "big" }, who(st.turn)), el("div", { id: "timer", class: "timer" }));
   fill($("trick"), el("h2", {}, T.trick), trickNode(st.trick));
   fill($("last"), el("h2", {}, T.last_trick), trickNode(st.last_trick));
@@ -90,11 +99,12 @@ function scoreboard(s) {
     st.violations.length ? el("ul", {}, st.violations.map((v) => el("li", {}, `${who(v[0])}: ${SETUP.rules[v[1]] || v[1]} (${T.trick_no} ${v[2]})`))) : "\u2014");
   const said = (s.said && s.said[SETUP.lang]) || [];
   fill($("calls"), el("h2", {}, T.calls), el("ol", {}, s.calls.map((c, i) => [c, said[i] || callText(c)])
-    .filter(([c]) => c.call !== "turn").reverse().map(([c, text]) => el("li", { class: "call-" + c.call }, text))));
+    .reverse().map(([c, text]) => el("li", { class: "call-" + c.call }, text))));
   tickTimer();
 }
-function contractText(c) {
+function contractText(c, said) {
   if (!c) return "";
+  if (said) return el("div", { class: "contract" }, said);
   const value = (k, v) => (k === "trump" ? suit(v) : k === "called" || k === "turned" ? card(v) : k === "seat" ? who(v)
     : typeof v === "object" ? JSON.stringify(v) : v);
   const parts = Object.entries(c).filter(([k]) => k !== "call" && k !== "t").map(([k, v]) => `${T["key_" + k] || k}: ${value(k, v)}`);
@@ -147,7 +157,12 @@ function options(select, values, chosen, labels) {
   if (values.includes(keep)) select.value = keep;
 }
 function seatsNow() { return snap && snap.state.seats.length ? snap.state.seats : snap ? snap.configured.seats : []; }
-function gameNow() { return snap && snap.state.game ? snap.state.game : snap ? snap.configured.game : "briscola-4"; }
+function gameNow() {
+  // no match in play: the game being set up (its deck's cards in the face-up card list)
+  if (snap && snap.state.game && !snap.state.match_over) return snap.state.game;
+  const chosen = $("setup-game") && $("setup-game").value;
+  return chosen || (snap ? snap.state.game || snap.configured.game : "briscola-4");
+}
 function cardsOf(game) { return (GAMES[game] || GAMES["briscola-4"]).cards; }
 function faceUpKey(game) { return game === "belotta" ? "turned" : game.startsWith("briscola") ? "trump_card" : null; }
 function words(text) { return text.split(/[\s,]+/).filter(Boolean); }
@@ -172,7 +187,9 @@ function operator(s) {
 }
 function question(q, game) {
   const body = $("qbody");
-  if (!q) { fill(body, T.no_question); $("question").className = "box question"; return; }
+  if (!q) { fill(body, T.no_question); $("question").className = "box question"; body.dataset.q = ""; return; }
+  if (body.dataset.q === String(q.id)) return;  // the same question: the operator may be choosing a card
+  body.dataset.q = String(q.id);
   $("question").className = "box question open";
   const offered = [q.card, ...(q.alternatives || [])].filter(Boolean);
   const pick = el("select", { id: "q-any" }, cardsOf(game).map((c) => el("option", { value: c }, card(c))));
@@ -223,6 +240,7 @@ function setupForm() {
   const refresh = () => {
     $("setup-seats").value = seatsFor().join(" ");
     names();
+    if (snap) operator(snap);  // the face-up card and contract forms of the game chosen
   };
   const names = () => {
     const seats = words($("setup-seats").value);
