@@ -54,6 +54,8 @@ class CameraConfig:
     fps: int = 15  # frames analysed per second at most (VisionFeed); the camera may give more
     no_frame_timeout_s: float = 3.0  # no frame for this long -> fault screen and LED pattern
     retry_s: float = 2.0  # wait between reopen attempts
+    #: disk the frames that decided the plays may take (kept for a dispute, oldest evicted); 0: none
+    keep_frames_mb: int = 200
 
 
 @dataclass(frozen=True)
@@ -313,6 +315,7 @@ def _camera(r: _Reader, base: Path) -> CameraConfig:
         fps=r.int_("fps", 15, range(1, 121)),
         no_frame_timeout_s=r.float_("no_frame_timeout_s", 3.0, 0.1, 600.0),
         retry_s=r.float_("retry_s", 2.0, 0.01, 600.0),
+        keep_frames_mb=r.int_("keep_frames_mb", 200, range(0, 100_001)),
     )
     r.done()
     return cfg

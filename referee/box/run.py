@@ -244,7 +244,8 @@ def _open_feed(cfg: BoxConfig, args: RunOptions, box: Box) -> Feed:
     # first unless thresholds.trust_after_tricks opts in): one PlayArbiter decides for both.
     feed.attach_to(box)
     # the frames that decided the plays, kept for a dispute (bounded; a fault never stops play)
-    box.frames = feed.keeper = FrameKeeper(cfg.state_dir / FRAMES_DIR)
+    if cfg.camera.keep_frames_mb > 0:
+        box.frames = feed.keeper = FrameKeeper(cfg.state_dir / FRAMES_DIR, cfg.camera.keep_frames_mb * 1024 * 1024)
     return feed
 
 

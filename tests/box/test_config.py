@@ -76,6 +76,7 @@ def test_chiamata_five_seats_need_five_leds() -> None:
         ("[camera]\nsource = 'usb:x'", r"camera\.source: expected 'picamera2', 'usb:N'"),
         ("[camera]\nfps = 0", r"camera\.fps: expected an integer 1\.\.120, got 0"),
         ("[camera]\nretry_s = 'soon'", r"camera\.retry_s: expected a number"),
+        ("[camera]\nkeep_frames_mb = -1", r"camera\.keep_frames_mb: expected an integer 0\.\.100000, got -1"),
         ("[thresholds]\nconfidence = 1.5", r"thresholds\.confidence: expected a number 0\.0\.\.1\.0, got 1\.5"),
         ("[thresholds]\ntrust_after_tricks = -1", r"thresholds\.trust_after_tricks: expected an integer 0\.\.40, got -1"),
         ("[thresholds]\ntrust_after_tricks = true", r"thresholds\.trust_after_tricks: expected an integer 0\.\.40"),

@@ -22,7 +22,7 @@ from box.test_vision_feed import (
     drain,
 )
 from referee.box.app import Box
-from referee.box.config import BoxConfig
+from referee.box.config import BoxConfig, parse_config
 from referee.box.display import NullDisplay
 from referee.box.frames import FRAMES_DIR, FrameKeeper, KeptFrame, jpeg, play_frames, scan
 from referee.box.state import MatchStore
@@ -144,3 +144,8 @@ def test_referee_history_exports_a_matchs_frames(cfg: BoxConfig, tmp_path: Path,
     blocked.write_text("")
     assert main(["history", "--state-dir", str(cfg.state_dir), "--export", "1", "--frames", str(blocked)]) == 2
     assert str(blocked) in capsys.readouterr().err
+
+
+def test_the_frames_budget_is_a_camera_key(cfg: BoxConfig) -> None:
+    assert parse_config("").camera.keep_frames_mb == 200
+    assert parse_config("[camera]\nkeep_frames_mb = 0").camera.keep_frames_mb == 0  # keep none
