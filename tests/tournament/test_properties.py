@@ -18,6 +18,7 @@ from referee.tournament import (
     Register,
     Start,
     Tournament,
+    WithdrawBoxResult,
     action_from_dict,
     action_to_dict,
 )
@@ -33,8 +34,17 @@ def check_decks(t: Tournament) -> None:
         assert a.deck is None or a.deck.id not in {e.id for _, e in a.sides}
 
 
-def play_out(t: Tournament, rng: random.Random, log: list[Action]) -> None:
-    """Results for every table until the tournament is over, some by hand, as a room would."""
+def check_tables(t: Tournament) -> None:
+    """A table plays one match at a time, and only a match whose entrants are known."""
+    seated = [m.table for m in t.matches.values() if m.table is not None and m.result is None]
+    assert len(seated) == len(set(seated))
+    assert all(None not in t.entrants_of(m) for m in t.matches.values() if m.table is not None)
+
+
+def play_out(t: Tournament, rng: random.Random, log: list[Action], undo: float = 0.0) -> None:
+    """Results for every table until the tournament is over, some by hand, as a room would;
+    with ``undo``, that share of the boxes' results is undone at the table right away (the
+    result withdrawn: the standings go back) and the match ended again with the same result."""
     box_match = 0
     while not t.finished:
         tables = t.tables()
@@ -51,8 +61,21 @@ def play_out(t: Tournament, rng: random.Random, log: list[Action]) -> None:
                                      "Mario", "table without a box")
         else:
             action = BoxResult(a.table, box_match, rng.choice(sides), score)
+        before = t.standings()
         t.apply(action)
         log.append(action)
+        if isinstance(action, BoxResult) and rng.random() < undo:
+            after = t.standings()
+            withdraw = WithdrawBoxResult(action.table, action.box_match)
+            t.apply(withdraw)
+            check_tables(t)
+            check_decks(t)
+            assert t.standings() == before
+            assert t.at_table(a.table) is not None and t.at_table(a.table).id == a.match  # type: ignore[union-attr]
+            t.apply(action)
+            log += [withdraw, action]
+            assert t.standings() == after
+        check_tables(t)
 
 
 @settings(max_examples=60, deadline=None)
@@ -82,6 +105,34 @@ def test_knockout_of_n_pairs_has_n_minus_1_matches_won_and_byes_only_in_round_1(
     # the record replays, through its JSON form, to the same tournament
     again = Tournament.replay(action_from_dict(action_to_dict(a)) for a in log)
     assert again.standings() == standings and again.corrections == t.corrections
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(3, 24), tables=st.integers(1, 8), seed=st.integers(0, 10**6),
+       game=st.sampled_from(["knockout", "briscola-chiamata", "belotta", "binocolo"]))
+def test_results_undone_at_the_table_and_ended_again_end_in_the_same_standings(
+    n: int, tables: int, seed: int, game: str
+) -> None:
+    """Every box result has a chance of being undone right after it was taken (withdrawn,
+    the standings back to before it, the match at its table again) and ended again: the
+    tournament plays out as without undos, and the record (withdrawals too) replays to it."""
+    form: Knockout | Evening
+    if game == "knockout":
+        pairs, form = True, Knockout(tables)
+    else:
+        per_table = len(TABLE_SIDES[game])
+        pairs, n = game == "belotta", per_table * max(tables, 2)
+        form = Evening(game, 3, max(tables, 2))
+    t = Tournament()
+    log: list[Action] = [Register(Entrant(f"p{i}", (f"A{i}", f"B{i}") if pairs else (f"A{i}",)))
+                         for i in range(n)]
+    log.append(Start(form, seed))
+    for action in log:
+        t.apply(action)
+    play_out(t, random.Random(seed), log, undo=0.4)
+    assert t.finished and len(t.withdrawals) == sum(isinstance(a, WithdrawBoxResult) for a in log)
+    again = Tournament.replay(action_from_dict(action_to_dict(a)) for a in log)
+    assert again.standings() == t.standings() and again.withdrawals == t.withdrawals
 
 
 @settings(max_examples=40, deadline=None)
