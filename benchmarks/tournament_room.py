@@ -9,6 +9,9 @@ The broker runs the shipped configuration (``hardware/mosquitto``), the service 
 (and restarted, as systemd would), the broker is restarted, and one box is cut off the network
 for ``--cut-s`` seconds (its connection goes through a proxy that drops it and refuses it).
 
+Pairs' decks are registered with an enrolment file each, which the service sends to the table
+where the deck plays; the boxes check and keep it (they have no recogniser to switch).
+
 Printed: the end-to-end delay from a box's recorded event or call to the service's record of it
 and to the room page (a WebSocket client of the page's live channel, as a browser showing the
 page is: each push names the last record it reflects per table) (median, p95, max; all records
@@ -177,8 +180,21 @@ class SimBox(threading.Thread):
                                    self.state / DB_NAME, status_every_s=5.0)
         # the box begins a match when its publisher hears the assignment (as a table would,
         # seeing "Tavolo N: ..." on its display), so the match's records name it
-        self.publisher.on_assignment = lambda a: self.assigned.put({"match": a.match})
+        self.publisher.on_assignment = self._heard
+        self.publisher.on_deck = self._deck
         self.matches = 0
+        #: the deck file each assignment named (match -> sha256), and the files the box took
+        self.deck_expected: dict[str, str] = {}
+        self.decks_taken: set[str] = set()
+
+    def _heard(self, a: Any) -> None:
+        if a.match is not None and a.deck_sha256 is not None:
+            self.deck_expected[a.match] = a.deck_sha256
+        self.assigned.put({"match": a.match})
+
+    def _deck(self, deck: Any) -> None:  # no recogniser here: taken as it is
+        self.decks_taken.add(deck.sha256)
+        self.publisher.report_deck(deck.sha256, None)
 
     def run(self) -> None:
         self.publisher.start()
@@ -267,6 +283,21 @@ def state_json(port: int) -> dict[str, Any] | None:
         return None
 
 
+def deck_file(path: Path, seed: int) -> Path:
+    """A pair's deck's enrolment file (random prototypes: the boxes here have no recogniser,
+    the file's way to the table is what is measured)."""
+    import numpy as np
+
+    from referee.recognition.enrollment import Enrollment
+
+    rng = np.random.default_rng(seed)
+    codes = tuple(f"coppe_{r}" for r in range(1, 11))
+    protos = rng.normal(size=(len(codes), 128)).astype(np.float32)
+    protos /= np.linalg.norm(protos, axis=1, keepdims=True)
+    Enrollment("italian", codes, protos, "0" * 64, weight=0.7, scale=20.0).save(path)
+    return path
+
+
 def write_service_config(root: Path, broker: Mosquitto, args: argparse.Namespace, web_port: int) -> Path:
     (root / "organiser.hash").write_text(hash_password("benchmark-organiser") + "\n")
     per_table = len(TABLE_SIDES[args.game])
@@ -279,6 +310,7 @@ def write_service_config(root: Path, broker: Mosquitto, args: argparse.Namespace
         fmt = f'kind = "evening"\ngame = "{args.game}"\nrounds = {args.rounds}\ntables = {args.tables}\nseed = 7\n'
     entrants = "".join(
         f'[[entrants]]\nid = "e{i}"\nmembers = {json.dumps([f"Rossi{i}", f"Bianchi{i}"] if pairs else [f"Verdi{i}"])}\n'
+        + (f'enrollment = "{deck_file(root / "decks" / f"e{i}.npz", i)}"\n' if pairs else "")
         for i in range(n))
     config = root / "tournament.toml"
     config.write_text(
@@ -366,6 +398,11 @@ def check(root: Path, config: Path, boxes: list[SimBox], cut_table: int | None,
           f"max {ms(page_clean, 1.0)}")
     print(f"  and recorded outside the faults and their recovery ({len(page_calm)} records): "
           f"median {ms(page_calm, 0.5)}, p95 {ms(page_calm, 0.95)}, max {ms(page_calm, 1.0)}")
+    decks_named = sum(len(b.deck_expected) for b in boxes)
+    decks_taken = sum(sha in b.decks_taken for b in boxes for sha in b.deck_expected.values())
+    if decks_named:
+        print(f"deck enrolment files: {decks_taken} of the {decks_named} assignments' decks reached their table "
+              f"(size and sha256 checked, read by the enrolment reader)")
     print(f"bracket equal to the boxes' records: {same_bracket}; standings equal: "
           f"{expected.standings() == got.standings()}; finished: {got.finished}")
     service.close()
