@@ -555,7 +555,11 @@ class Box:
         try:
             if event.get("event") == "undo":
                 return self._undo(refuse=True)
-            return self._apply(dict(event), None, refuse=True)
+            calls = self._apply(dict(event), None, refuse=True)
+            deal = self.referee.deal
+            if event.get("event") == "deal" and deal is not None and deal.number == 1:  # a match's first
+                self._keep_console_game(event)
+            return calls
         except StateError:
             raise  # the record cannot be written: the box's fault, not the event's
         except RefereeError as exc:
@@ -751,6 +755,25 @@ class Box:
         self.cfg = chosen_game.applied(self.cfg, choice)
         self._forget_match()
         self.start()
+
+    def _keep_console_game(self, event: Mapping[str, Any]) -> None:
+        """A match the console began with a game (or options) other than the box's: that game
+        is kept for restarts, as one chosen on the menu is (the match is resumed, the buttons'
+        next deal deals it). Keeping it is a courtesy: a file that cannot be written is logged."""
+        game = self.referee.game
+        options = event.get("options")
+        choice = GameChoice(str(event.get("game")), dict(options) if isinstance(options, Mapping) else {})
+        if game is None or game.name != choice.game or (
+                choice.game == self.cfg.game.name and dict(choice.options) == dict(self.cfg.game.options)):
+            return
+        try:
+            chosen_game.save(self.cfg.state_dir, choice)
+        except OSError as exc:
+            log.warning("%s: the game set up on the console is not kept for a restart: %s",
+                        chosen_game.path_of(self.cfg.state_dir), exc)
+            return
+        log.info("game set up on the console: %s %s", choice.game, dict(choice.options))
+        self.cfg = chosen_game.applied(self.cfg, choice)
 
     def _picked(self, result: dict[str, Any] | str) -> None:
         """The card picker closed: the card named answers the question as an offered one

@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from referee.box import chosen_game
+from referee.box.entry_menu import GameChoice
 from referee.table.refused import Refused
 from web.helpers import make_box
 
@@ -29,6 +31,7 @@ def test_a_match_of_another_game_is_filed_under_that_game(tmp_path: Path) -> Non
     assert config["game"] == "briscola-4" and config["deck"] == "italian"
     assert config["seats"] == ["N", "W", "S", "E"] and config["teams"] == [["N", "S"], ["W", "E"]]
     assert box.store.calls(match.id)[-1]["call"] == "match_end"
+    assert chosen_game.load(box.cfg.state_dir) == GameChoice("briscola-4", {})  # kept for the next match
 
 
 def test_a_deal_naming_the_game_files_the_match_under_it_at_once(tmp_path: Path) -> None:
@@ -53,3 +56,26 @@ def test_undo_after_a_chosen_games_match_ended_reopens_that_match(tmp_path: Path
     assert not isinstance(undone, Refused) and undone[0]["call"] == "undo"
     assert box.match_id == 2 and box.store.current_match() == 2
     assert box.store.matches()[0].ended is not None
+
+
+def test_a_game_set_up_on_the_console_is_resumed_after_a_restart(tmp_path: Path) -> None:
+    box = make_box(tmp_path, "belotta")
+    deal = {"event": "deal", "game": "briscola-4", "seats": ["N", "W", "S", "E"], "dealer": "E",
+            "trump_card": "bastoni_4", "options": {"rounds_to_win": 1}}
+    assert not isinstance(box.submit(deal), Refused)
+    assert not isinstance(box.submit({"event": "play", "seat": "N", "card": "spade_4"}), Refused)
+    assert chosen_game.load(box.cfg.state_dir) == GameChoice("briscola-4", {"rounds_to_win": 1})
+    assert box.cfg.game.name == "briscola-4" and box.next_deal_event()["game"] == "briscola-4"
+    box.store.close()
+    # referee run again, with the same config file: the match of the game played goes on
+    again = make_box(tmp_path, "belotta")
+    again.cfg = chosen_game.with_chosen_game(again.cfg)
+    again.start()
+    assert again.match_id == 1 and again.referee.turn == "W"
+
+
+def test_the_configured_game_set_up_again_keeps_no_choice(tmp_path: Path) -> None:
+    box = make_box(tmp_path, "belotta")
+    deal = {"event": "deal", "game": "belotta", "seats": ["N", "W", "S", "E"], "dealer": "E", "turned": "7H"}
+    assert not isinstance(box.submit(deal), Refused)
+    assert chosen_game.load(box.cfg.state_dir) is None
