@@ -70,9 +70,13 @@ def test_pip_install_of_the_wheel_loads_both_models_without_a_checkout(tmp_path:
         pytest.skip(f"cannot build a wheel offline here: {built.stderr[-300:]}")
     wheel = next((tmp_path / "dist").glob("card_referee-*.whl"))
     env = tmp_path / "env"
-    venv.EnvBuilder(with_pip=False).create(env)
-    subprocess.run([*pip, "install", "--no-deps", "--prefix", str(env), str(wheel)], check=True)
+    venv.EnvBuilder(with_pip=True).create(env)
     env_python = env / "bin" / "python"
+    # the new environment's own pip, seeing nothing else: this one's pip would first uninstall
+    # the card-referee it finds installed here (the checkout's editable install)
+    isolated = {**os.environ, "PYTHONPATH": "", "PYTHONNOUSERSITE": "1"}
+    subprocess.run([str(env_python), "-m", "pip", "--disable-pip-version-check", "-q", "install", "--no-deps",
+                    "--no-index", str(wheel)], check=True, env=isolated)
     # the dependencies (numpy, onnxruntime ...) from this environment, after the new one's own
     deps = [p for p in sys.path if p.endswith("site-packages")]
     code = ("import referee, referee.paths as p; from referee.recognition import CardClassifier; "
