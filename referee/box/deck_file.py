@@ -7,9 +7,11 @@ power cut leaves the old file or the new one whole) and handed on as a :class:`D
 the recogniser switches to it between two frames (``VisionFeed.use_enrollment``).
 
 A file that fails any check is refused with :class:`DeckFileError` naming why: the box keeps
-the enrolment it has and reports the refusal in its status. A file that only differs from
-the assignment's because it is the previous deck's (the retained file of the table's last
-match, heard before the new one) is waited over, not refused.
+the enrolment it has and reports the refusal in its status. A file whose sha256 is not the
+assignment's is not taken, but not refused at once either: it is the next deck's file heard
+before its assignment (the service sends the file first), or the previous deck's retained file
+that a restarted broker delivers again, and the right one follows within moments. Only when no
+matching file came for ``wait_s`` is the mismatch reported (:meth:`DeckReceiver.overdue`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -57,6 +60,10 @@ class DeckReceiver:
         self.expected: tuple[str, int, str | None] | None = None  # (sha256, size, owner)
         self.data: bytes | None = None
         self.taken: str | None = None  # the sha256 of the last file handed on
+        #: since when the file heard is not the one the assignment names (None: it is, or
+        #: there is none); the mismatch is reported once, when overdue
+        self.mismatch_since: float | None = None
+        self.mismatch_told = False
 
     def expect(self, assignment: Assignment) -> DeckFile | None:
         """An assignment heard: its deck's file, if that is in already (else ``None``: it is
@@ -66,12 +73,13 @@ class DeckReceiver:
             return None
         self.expected = (assignment.deck_sha256, assignment.deck_size, assignment.deck_owner)
         if self.data is None or hashlib.sha256(self.data).hexdigest() != assignment.deck_sha256:
-            return None  # the previous deck's file, or none yet: the new one is on its way
+            self._mismatch()  # the previous deck's file, or none yet: the new one is on its way
+            return None
         return self._take(self.data)
 
     def received(self, payload: bytes) -> DeckFile | None:
-        """A file heard on ``deck``: taken when the assignment expects it; a file that is not
-        the one expected, too big, or not an enrolment raises :class:`DeckFileError`."""
+        """A file heard on ``deck``: taken when the assignment expects it (another one waits,
+        see :meth:`overdue`); one too big, or not an enrolment, raises :class:`DeckFileError`."""
         if not payload:
             return None  # the retained file cleared
         sha = hashlib.sha256(payload).hexdigest()
@@ -81,15 +89,32 @@ class DeckReceiver:
         if self.expected is None:
             return None  # no assignment heard yet: it names the file to take
         if sha != self.expected[0]:
-            raise DeckFileError(self.expected[0], f"the file received has sha256 {sha[:12]}, "
-                                                  "not the assignment's: not taken")
+            self._mismatch()
+            return None
         return self._take(payload)
+
+    def _mismatch(self) -> None:
+        if self.mismatch_since is None:
+            self.mismatch_since, self.mismatch_told = time.monotonic(), False
+
+    def overdue(self, wait_s: float, now: float | None = None) -> DeckFileError | None:
+        """The mismatch between the assignment's file and the one heard, once it lasted
+        ``wait_s`` (told once: a file tampered with, or one the service could not send)."""
+        if self.mismatch_since is None or self.mismatch_told or self.expected is None:
+            return None
+        if (time.monotonic() if now is None else now) - self.mismatch_since < wait_s:
+            return None
+        self.mismatch_told = True
+        heard = "none" if self.data is None else f"sha256 {hashlib.sha256(self.data).hexdigest()[:12]}"
+        return DeckFileError(self.expected[0], f"the file received ({heard}) is not the assignment's "
+                                               f"after {wait_s:g} s: not taken")
 
     def _take(self, data: bytes) -> DeckFile | None:
         from referee.recognition.enrollment import Enrollment  # numpy: only with a deck to take
 
         assert self.expected is not None
         sha, size, owner = self.expected
+        self.mismatch_since = None
         if sha == self.taken:
             return None  # the same file, heard again after a reconnect
         if len(data) != size:

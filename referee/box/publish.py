@@ -62,6 +62,8 @@ STATUS_MATCHES = 8
 BATCH = 200
 #: unacknowledged messages at most before reading more of the record
 MAX_IN_FLIGHT = 1000
+#: how long the deck file heard may differ from the assignment's before that is reported
+DECK_WAIT_S = 10.0
 
 
 def broker_address(url: str) -> tuple[str, int, bool]:
@@ -236,6 +238,8 @@ class Publisher:
         #: the deck's enrolment file, checked and kept: the recogniser is to switch to it
         self.on_deck: Callable[[DeckFile], None] | None = None
         self.decks = DeckReceiver(db_path.parent / "decks")
+        self.deck_lock = threading.Lock()  # the receiver: paho's thread and this loop's
+        self.deck_wait_s = DECK_WAIT_S
         self.deck_report: DeckReport | None = None  # told in the status
         self.connected = threading.Event()
         self.status_due = threading.Event()
@@ -332,7 +336,8 @@ class Publisher:
         """One step of taking the deck's enrolment file; a file taken goes to ``on_deck``, a
         refused one is logged and reported (the recogniser keeps what it has)."""
         try:
-            deck = step()
+            with self.deck_lock:
+                deck = step()
         except DeckFileError as exc:
             log.error("%s; the box keeps the enrolment it has", exc)
             self.report_deck(exc.sha256, exc.reason)
@@ -342,6 +347,12 @@ class Publisher:
                 self.report_deck(deck.sha256, None)
             else:
                 self.on_deck(deck)  # it reports whether the recogniser took it
+
+    def _deck_overdue(self) -> DeckFile | None:
+        late = self.decks.overdue(self.deck_wait_s)
+        if late is not None:
+            raise late
+        return None
 
     def report_deck(self, sha256: str, error: str | None) -> None:
         """Tell the service (in the status, at once) whether the box recognises with the deck's
@@ -364,6 +375,7 @@ class Publisher:
                         next_status = time.monotonic() + self.status_every_s
                 while not self.to_save.empty():
                     self.outbox.save_assignment(*self.to_save.get_nowait())
+                self._deck(self._deck_overdue)
                 if time.monotonic() - last_save >= 0.5:
                     self._save_acks()
                     last_save = time.monotonic()

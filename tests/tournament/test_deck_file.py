@@ -93,18 +93,40 @@ def test_the_previous_decks_file_is_waited_over_not_refused(tmp_path: Path) -> N
     assert deck is not None and deck.owner == "p3" and deck.sha256 == hashlib.sha256(new).hexdigest()
 
 
-@pytest.mark.parametrize(("name", "make", "reason"), [
-    ("not the assignment's file", lambda good: tampered(good), "not the assignment's"),
-    ("too big", lambda good: b"\0" * (MAX_DECK_FILE_BYTES + 1), "more than the"),
-])
-def test_a_file_that_is_not_the_one_assigned_is_refused(tmp_path: Path, name: str, make: Any,
-                                                       reason: str) -> None:
+def test_the_next_decks_file_heard_before_its_assignment_is_taken_when_it_comes(tmp_path: Path) -> None:
+    """The service sends the file, then the assignment: for a moment the file heard is not
+    the assignment's (the previous one's). That is no refusal."""
+    old = enrollment_file(tmp_path / "old.npz", seed=1)
+    new = enrollment_file(tmp_path / "new.npz", seed=2)
+    receiver = DeckReceiver(tmp_path / "decks")
+    receiver.expect(assignment(old, "p1"))
+    assert receiver.received(old) is not None
+    assert receiver.received(new) is None  # before its assignment
+    deck = receiver.expect(assignment(new, "p3"))
+    assert deck is not None and deck.owner == "p3"
+    assert receiver.overdue(10.0, now=10**9) is None  # nothing to report
+
+
+def test_a_file_that_is_not_the_assignments_is_not_taken_and_reported_once_overdue(tmp_path: Path) -> None:
     good = enrollment_file(tmp_path / "club.npz")
     receiver = DeckReceiver(tmp_path / "decks")
     receiver.expect(assignment(good))
-    with pytest.raises(DeckFileError, match=reason):
-        receiver.received(make(good))
+    assert receiver.received(tampered(good)) is None
+    assert receiver.overdue(10.0) is None  # the right one may still come
+    late = receiver.overdue(10.0, now=10**9)
+    assert late is not None and "not the assignment's after 10 s" in late.reason
+    assert late.sha256 == hashlib.sha256(good).hexdigest()
+    assert receiver.overdue(10.0, now=10**9) is None  # told once
     assert not (tmp_path / "decks").exists() or not list((tmp_path / "decks").iterdir())
+
+
+def test_a_file_too_big_is_refused_before_it_is_kept(tmp_path: Path) -> None:
+    good = enrollment_file(tmp_path / "club.npz")
+    receiver = DeckReceiver(tmp_path / "decks")
+    receiver.expect(assignment(good))
+    with pytest.raises(DeckFileError, match="more than the"):
+        receiver.received(b"\0" * (MAX_DECK_FILE_BYTES + 1))
+    assert receiver.data is None and not (tmp_path / "decks").exists()
 
 
 @pytest.mark.parametrize(("name", "bad", "reason"), [
@@ -238,6 +260,7 @@ def test_the_deck_reaches_its_table_and_a_tampered_file_is_refused_and_reported(
     pub = publisher(state, mosquitto, 1)
     decks: queue.Queue[DeckFile] = queue.Queue()
     pub.on_deck = decks.put
+    pub.deck_wait_s = 1.0
     pub.start()
     try:
         deck = decks.get(timeout=20)
