@@ -6,18 +6,29 @@ import json
 from pathlib import Path
 from typing import Any
 
+import cv2
 import pytest
 
 from referee.cli import main
-from referee.vision.simulator.harness import run_demo
+from referee.errors import RefereeError
+from referee.vision.simulator.harness import VIDEO_WIDTH, run_demo, video_stride
 
 
 @pytest.mark.slow
 def test_demo_referees_a_whole_deal_and_writes_video_screens_and_logs(tmp_path: Path) -> None:
-    result = run_demo(game="briscola-2", seed=2, out=tmp_path, fps=2.0, truth_vision=True, quiet=True)
+    result = run_demo(game="briscola-2", seed=2, out=tmp_path, fps=2.0, truth_vision=True, quiet=True,
+                      video_fps=1.0)
     assert result.calls[-1]["call"] == "deal_end"
     assert sum(1 for c in result.calls if c["call"] == "trick") == 20
     assert (tmp_path / "annotated.webm").stat().st_size > 10_000
+    # the video keeps every other frame (1 of the camera's 2 a second), at the default width
+    video = cv2.VideoCapture(str(tmp_path / "annotated.webm"))
+    kept = 0
+    while (frame := video.read())[0]:
+        kept += 1
+        assert frame[1].shape == (360, VIDEO_WIDTH, 3)
+    video.release()
+    assert kept == (result.frames + 1) // 2
     screens = sorted(p.name for p in (tmp_path / "screens").glob("*.png"))
     assert screens[0].endswith("_trick.png") and screens[-1].endswith("_score.png")
     calls = [json.loads(line) for line in (tmp_path / "calls.jsonl").read_text().splitlines()]
@@ -42,6 +53,21 @@ def test_demo_cli_prints_calls_and_the_final_score(tmp_path: Path, capsys: pytes
     assert float(delay_line.rsplit("max ", 1)[1].split()[0]) <= 0.5  # truth: within one frame at 2 fps
     assert not (tmp_path / "annotated.webm").exists()
     assert "annotated" not in out  # --no-video: the summary does not claim a video
+
+
+@pytest.mark.parametrize(("fps", "video_fps", "every"), [(10, 5, 2), (10, 10, 1), (2, 5, 1), (10, 3, 3), (30, 4, 8)])
+def test_the_demo_video_keeps_the_frame_stride_nearest_its_rate(fps: float, video_fps: float, every: int) -> None:
+    assert video_stride(fps, video_fps) == every
+
+
+def test_demo_refuses_a_video_rate_or_width_it_cannot_write_before_simulating(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(RefereeError, match="frame rate must be above 0"):
+        video_stride(10, 0)
+    assert main(["demo", "--video-width", "100", "--out", str(tmp_path)]) == 2
+    assert "width must be at least 320 px, got 100" in capsys.readouterr().err
+    assert not any(tmp_path.iterdir())  # refused before anything was simulated or written
 
 
 def test_demo_refuses_a_deck_that_does_not_fit_the_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -6,7 +6,8 @@
 It renders the game (``referee.vision.simulator``), calibrates the table from the first frame's
 ArUco mat, runs the vision stage on every frame, feeds the play events to the rules core, prints
 the calls as JSON Lines and the final score, and writes to the output folder:
-``annotated.webm`` (a video any browser plays: quads, labels, seat zones, the current call),
+``annotated.webm`` (a video any browser plays: quads, labels, seat zones, the current call;
+5 frames a second, 640 px wide, unless ``--video-fps``/``--video-width`` say otherwise),
 ``screens/`` (the box's OLED screen for each call, as PNG), ``calls.jsonl``, ``events.jsonl``
 and ``truth.jsonl``.
 
@@ -24,7 +25,7 @@ import sys
 from pathlib import Path
 
 from referee.errors import RefereeError
-from referee.vision.simulator.harness import run_demo
+from referee.vision.simulator.harness import VIDEO_FPS, VIDEO_WIDTH, run_demo
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -46,6 +47,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="call an out-of-turn play without asking once the camera saw N whole tricks "
                              "in a row (default 0: always ask whether the seat on turn played first)")
     parser.add_argument("--no-video", action="store_true", help="skip writing annotated.webm")
+    parser.add_argument("--video-fps", type=float, default=VIDEO_FPS,
+                        help=f"frames per second kept in annotated.webm (default {VIDEO_FPS:g}; as many as --fps: every frame)")
+    parser.add_argument("--video-width", type=int, default=VIDEO_WIDTH,
+                        help=f"annotated.webm's width in pixels (default {VIDEO_WIDTH}; the camera's is 1280)")
     parser.add_argument("--quiet", action="store_true", help="print only the final score")
 
 
@@ -54,7 +59,8 @@ def run(args: argparse.Namespace) -> int:
         result = run_demo(
             game=args.game, deck=args.deck, seed=args.seed, out=Path(args.out), texture=args.texture,
             fps=args.fps, truth_vision=args.truth_vision, video=not args.no_video, quiet=args.quiet,
-            oracle=args.oracle, trust_after=args.trust_after_tricks,
+            oracle=args.oracle, trust_after=args.trust_after_tricks, video_fps=args.video_fps,
+            video_width=args.video_width,
         )
     except RefereeError as exc:
         print(f"referee demo: {exc}", file=sys.stderr)

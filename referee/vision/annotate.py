@@ -42,20 +42,30 @@ class SeenLike(Protocol):
 
 def annotate(
     image: Image, layout: ZoneDrawing | None, seen: Sequence[SeenLike], call: str = "", t: float | None = None,
-    status: str = "",
+    status: str = "", width: int | None = None,
 ) -> Image:
-    """A copy of ``image`` with the seat zones, every seen card and the current call drawn."""
-    out = image.copy()
+    """A copy of ``image`` with the seat zones, every seen card and the current call drawn.
+
+    ``width``: scale the frame down to this width first and draw on the small copy, so the
+    labels keep their size in pixels and stay legible in a small video."""
+    scale = 1.0
+    out: Any
+    if width is not None and width < image.shape[1]:
+        scale = width / image.shape[1]
+        h = 2 * round(image.shape[0] * scale / 2)  # even sizes: the encoders' colour subsampling
+        out = cv2.resize(image, (2 * round(width / 2), h), interpolation=cv2.INTER_AREA)
+    else:
+        out = image.copy()
     if layout is not None:
         for name, poly in layout.image_polygons().items():
             colour = SEAT_COLOUR if name in layout.seats else ZONE_COLOUR
-            pts = np.round(np.asarray(poly)).astype(np.int32)
+            pts = np.round(np.asarray(poly) * scale).astype(np.int32)
             cv2.polylines(out, [pts], True, colour, 1, cv2.LINE_AA)
             if name in layout.seats:
                 x, y = pts.mean(axis=0)
                 cv2.putText(out, name, (int(x), int(y)), cv2.FONT_HERSHEY_SIMPLEX, 0.9, colour, 2)
     for card in seen:
-        quad = np.round(np.asarray(card.quad)).astype(np.int32)
+        quad = np.round(np.asarray(card.quad) * scale).astype(np.int32)
         colour = (0, 220, 0) if card.confidence >= 0.8 else (0, 160, 255)
         cv2.polylines(out, [quad], True, colour, 2, cv2.LINE_AA)
         label = f"{card.card} {card.confidence:.2f}"
@@ -64,8 +74,12 @@ def annotate(
     banner = "  ".join(s for s in (f"t={t:.1f}s" if t is not None else "", call, status) if s)
     if banner:
         cv2.rectangle(out, (0, 0), (out.shape[1], 30), (0, 0, 0), -1)
-        cv2.putText(out, banner, (8, 21), cv2.FONT_HERSHEY_SIMPLEX, 0.65, (255, 255, 255), 2)
-    return out
+        # a long banner is set smaller rather than cut off at the frame's edge
+        fit = (out.shape[1] - 16) / cv2.getTextSize(banner, cv2.FONT_HERSHEY_SIMPLEX, 0.65, 2)[0][0]
+        size = max(0.4, min(0.65, 0.65 * fit))
+        cv2.putText(out, banner, (8, 21), cv2.FONT_HERSHEY_SIMPLEX, size, (255, 255, 255), 2 if size > 0.5 else 1)
+    result: Image = out
+    return result
 
 
 #: container suffix -> OpenCV codec: VP8 WebM plays in every browser (OpenCV's pip wheels

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from referee.captions import CaptionBoard
+from referee.errors import RefereeError
 from referee.vision.simulator.outputs import ScreenWriter, VideoWriter, annotate_frame, dump_jsonl
 from referee.vision.simulator.recording import Recording, save_recording
 from referee.vision.simulator.result import DemoResult
@@ -23,6 +24,14 @@ from referee.vision.simulator.stages import (
     WatchStepper,
     watch_stepper,
 )
+
+#: the demo video's default frame rate and width: VP8 writes ~55 kB a frame at 960 px wide and
+#: ~25 kB at 640 whatever the rate, and its encoding time grows with frames x pixels, so the
+#: whole deal at the camera's 10 fps and 960 px made a 54 MB video and doubled the demo's time
+VIDEO_FPS = 5.0
+VIDEO_WIDTH = 640
+#: narrower, the labels cover the cards
+MIN_VIDEO_WIDTH = 320
 
 
 def run_demo(
@@ -38,17 +47,24 @@ def run_demo(
     oracle: bool = False,
     record: Path | None = None,
     trust_after: int = 0,
+    video_fps: float = VIDEO_FPS,
+    video_width: int = VIDEO_WIDTH,
 ) -> DemoResult:
     """Simulate, referee and record one deal; see the module docstring.
 
     ``record``: also save every frame's detections (and the truth) to this file, to replay
     the tracker and the arbiter on them in seconds (:func:`replay_demo`).  ``trust_after``: the
-    arbiter's opt-in out-of-turn calls without asking (0, the default: always ask first)."""
+    arbiter's opt-in out-of-turn calls without asking (0, the default: always ask first).
+    ``video_fps``, ``video_width``: the annotated video keeps every n-th frame (n =
+    ``fps / video_fps``, at least 1), scaled down to ``video_width``; the referee sees them all."""
     from referee.vision.calibrate import calibrate_image
     from referee.vision.layout import LayoutError
     from referee.vision.simulator.video import simulate_game
 
     started = time.perf_counter()
+    every = video_stride(fps, video_fps)
+    if video_width < MIN_VIDEO_WIDTH:
+        raise RefereeError(f"the video's width must be at least {MIN_VIDEO_WIDTH} px, got {video_width}")
     out.mkdir(parents=True, exist_ok=True)
     say = _printer(quiet)
     sim = simulate_game(game, deck=deck, seed=seed, fps=fps, texture=texture)
@@ -75,7 +91,7 @@ def run_demo(
     say(f"# vision: {stage.name}")
 
     result = DemoResult(vision=stage.name, out=out, video=out / "annotated.webm" if video else None)
-    writer = VideoWriter(result.video, fps) if result.video is not None else None
+    writer = VideoWriter(result.video, fps / every) if result.video is not None else None
     screens = ScreenWriter(out / "screens", say)
     captions = CaptionBoard()
     timed_events: list[tuple[float, list[Event]]] = []
@@ -91,8 +107,9 @@ def run_demo(
             captions.add(call, frame.t)
             if not quiet:
                 print(json.dumps(call), flush=True)
-        if writer is not None:
-            writer.write(annotate_frame(frame.image, layout, stage.seen(), stage.banner(captions.text(frame.t)), frame.t))
+        if writer is not None and result.frames % every == 0:
+            writer.write(annotate_frame(frame.image, layout, stage.seen(), stage.banner(captions.text(frame.t)),
+                                        frame.t, width=video_width))
         result.frames += 1
     if writer is not None:
         writer.close()
@@ -114,6 +131,13 @@ def run_demo(
                                           timed_events, stage.live.record, stage.name, family))
     _summary(result, say)
     return result
+
+
+def video_stride(fps: float, video_fps: float) -> int:
+    """Keep every n-th simulated frame in the video: the n that comes nearest ``video_fps``."""
+    if video_fps <= 0:
+        raise RefereeError(f"the video's frame rate must be above 0, got {video_fps:g}")
+    return max(1, round(fps / video_fps))
 
 
 def _printer(quiet: bool) -> Any:

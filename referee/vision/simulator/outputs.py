@@ -12,10 +12,11 @@ from referee.table.question import Question
 from referee.vision.simulator.stages import Call, SeenCard
 
 
-def annotate_frame(image: npt.NDArray[Any], layout: Any, seen: list[SeenCard], text: str, t: float) -> npt.NDArray[Any]:
+def annotate_frame(image: npt.NDArray[Any], layout: Any, seen: list[SeenCard], text: str, t: float,
+                   width: int | None = None) -> npt.NDArray[Any]:
     from referee.vision.annotate import annotate
 
-    out: npt.NDArray[Any] = annotate(image, layout, seen, text, t)
+    out: npt.NDArray[Any] = annotate(image, layout, seen, text, t, width=width)
     return out
 
 
