@@ -169,6 +169,42 @@ def ms_per_crop(path: Path, size: tuple[int, int], repeat: int) -> tuple[float, 
     return min(times) * 1000 / BATCH, float(np.median(times)) * 1000 / BATCH
 
 
+def mmacs(model: object, size: tuple[int, int]) -> float:
+    """Multiply-adds per crop (millions) of the convolutions and linear layers: a figure that no
+    other load on the machine changes, unlike a latency."""
+    import torch
+    from torch import nn
+
+    total = [0]
+
+    def hook(mod: nn.Module, _inp: object, out: torch.Tensor) -> None:
+        if isinstance(mod, nn.Conv2d):
+            total[0] += out.numel() * (mod.in_channels // mod.groups) * mod.kernel_size[0] * mod.kernel_size[1]
+        elif isinstance(mod, nn.Linear):
+            total[0] += mod.in_features * mod.out_features
+
+    handles = [m.register_forward_hook(hook) for m in model.modules()]  # type: ignore[attr-defined]
+    model.eval()  # type: ignore[attr-defined]
+    with torch.no_grad():
+        model(torch.zeros(1, 3, size[1], size[0]))  # type: ignore[operator]
+    for h in handles:
+        h.remove()
+    return total[0] / 1e6
+
+
+def macs_table() -> None:
+    from referee.recognition.net import CardNet
+
+    classes = len(RECOGNISER_LABELS["italian"])
+    print(f"{'model':24} {'input':>7} {'MMAC/crop':>10} {'M params':>9}")
+    for size in SIZES:
+        committed = CardNet(classes)
+        models = [("committed CardNet", committed)] + [(f"lite0 {v}", build(v, classes, pretrained=False)) for v in VARIANTS]
+        for name, m in models:
+            params = sum(p.numel() for p in m.parameters()) / 1e6  # type: ignore[attr-defined]
+            print(f"{name:24} {size[0]}x{size[1]:<4} {mmacs(m, size):10.1f} {params:9.2f}")
+
+
 def budget(repeat: int, committed: Path) -> None:
     import torch
 
@@ -193,24 +229,26 @@ def budget(repeat: int, committed: Path) -> None:
                           f"   ({params:.2f} M params)")
 
 
-def training_crops(cache: Path) -> tuple[U8, npt.NDArray[np.int64]]:
+def training_crops(cache: Path) -> tuple[U8, npt.NDArray[np.int64], list[str]]:
     """Every Italian synthetic set in the render cache except the held-out prints' validation set."""
     from referee.recognition.faces import DEFAULT_HOLDOUT
 
     holdout = set(DEFAULT_HOLDOUT["italian"])
     images: list[U8] = []
     labels: list[npt.NDArray[np.int64]] = []
-    for path in sorted(cache.glob("*/italian-*.npz")):
+    prints: set[str] = set()
+    for path in sorted(p for p in cache.glob("*/italian-*.npz") if not p.name.endswith(".tmp.npz")):
         with np.load(path) as z:
             names = {str(n) for n in z["set_names"]}
             if names & holdout:
                 continue
+            prints |= names
             images.append(z["images"])
             labels.append(z["labels"].astype(np.int64))
             print(f"training crops: {path.name} {len(z['labels'])}", flush=True)
     if not images:
         raise SystemExit(f"no Italian render cache under {cache}: run the leave-decks-out training first")
-    return np.concatenate(images), np.concatenate(labels)
+    return np.concatenate(images), np.concatenate(labels), sorted(prints)
 
 
 def augment(images: U8, rng: np.random.Generator) -> object:
@@ -242,7 +280,7 @@ def finetune(variant: str, minutes: float, out: Path, decks: Sequence[str], batc
     torch.set_num_threads(1)
     labels_list = RECOGNISER_LABELS["italian"]
     t0 = time.monotonic()
-    images, labels = training_crops(cache)
+    images, labels, prints = training_crops(cache)
     size = (images.shape[2], images.shape[1])
     real = build_deck_set(labels_list, size, 700, decks)
     real_labels = real.allowed.argmax(1).astype(np.int64)
@@ -278,7 +316,11 @@ def finetune(variant: str, minutes: float, out: Path, decks: Sequence[str], batc
                   f"({(time.monotonic() - start) / 60:.1f} min, {(time.monotonic() - start) / step:.2f} s/step)", flush=True)
             seen, correct, loss_sum = 0, 0, 0.0
     model.eval()  # type: ignore[attr-defined]
+    from referee.recognition.faces import DEFAULT_HOLDOUT
+
+    # what recognition_accuracy.py and real_decks.py read: the prints trained on and held out, the seed, the real decks
     extra = {"training": {"trial": f"EfficientNet-Lite0 {variant} (ImageNet) fine-tuned {step} steps of {batch}+{real_per_batch}",
+                          "train_sets": prints, "holdout_sets": list(DEFAULT_HOLDOUT["italian"]), "seed": 0,
                           "real_photos": {"set": "italian_napoletane_real_decks", "decks": sorted(decks)}}}
     export_model(model, "italian", out, 1.0, extra, size)
     print(f"{step} steps in {(time.monotonic() - start) / 60:.1f} min -> {out / 'italian.onnx'}", flush=True)
@@ -290,8 +332,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     p = sub.add_parser("budget")
     p.add_argument("--repeat", type=int, default=100)
     p.add_argument("--committed", type=Path, default=REPO_ROOT / "models" / "italian.onnx")
+    sub.add_parser("macs")
     p = sub.add_parser("finetune")
-    p.add_argument("--variant", choices=sorted(VARIANTS), default="nohead")
+    p.add_argument("--variant", choices=sorted(VARIANTS), default="trunk112")
     p.add_argument("--minutes", type=float, default=30.0)
     p.add_argument("--out", type=Path, default=REPO_ROOT / "build" / "effnet")
     p.add_argument("--decks", nargs="+", default=["deck01", "deck02", "deck03", "deck04"])
@@ -303,6 +346,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     if args.cmd == "budget":
         budget(args.repeat, args.committed)
+    elif args.cmd == "macs":
+        macs_table()
     elif args.cmd == "finetune":
         finetune(args.variant, args.minutes, args.out, args.decks, args.batch, args.real_per_batch, args.lr, args.cache)
 
