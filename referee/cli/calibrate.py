@@ -4,6 +4,7 @@
     referee calibrate --image frame.png --out layout.json     # or --source 0 to grab a frame
     referee calibrate --image frame.png --out layout.json --seats N,W,S,E --preview zones.png
     referee calibrate --image frame.png --mat mat-A4        # the mat laid was the one-sheet A4
+    referee calibrate --source picamera --size 1920x1080 --out layout.json   # the config's frame size
 
 Besides the layout it says how tall a card will lie in the frame (``--mat`` names the printed
 mat, whose size gives the scale) and warns when that is under what the recogniser reads.
@@ -36,6 +37,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--print-mat", metavar="PNG", help="write the printable mat image and exit")
     parser.add_argument("--image", metavar="FRAME", help="a frame showing the mat")
     parser.add_argument("--source", metavar="SRC", help="grab the frame from a camera source instead")
+    parser.add_argument("--size", metavar="WxH", type=_size, default=None,
+                        help="frame size to grab from --source: the config's camera.width x camera.height "
+                             "(default: the source's own, 1280x720 for picamera)")
     parser.add_argument("--out", metavar="JSON", default="layout.json", help="layout file to write")
     parser.add_argument("--seats", help="seat names in play order, comma separated (default N,W,S,E)")
     parser.add_argument("--players", type=int, help="number of seats when --seats is not given")
@@ -43,6 +47,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mat", choices=list(MAT_PRINTS), default="corners-A4",
                         help="the printed mat laid on the table (hardware/mat/; default corners-A4, the "
                              "88 cm corner kit): its size tells how tall the cards will be")
+
+
+def _size(text: str) -> tuple[int, int]:
+    """``WIDTHxHEIGHT`` as (width, height)."""
+    w, sep, h = text.lower().partition("x")
+    if not (sep and w.isdigit() and h.isdigit() and int(w) > 0 and int(h) > 0):
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 1920x1080, got {text!r}")
+    return int(w), int(h)
 
 
 def _seats(args: argparse.Namespace) -> tuple[str, ...]:
@@ -60,7 +72,7 @@ def _frame(args: argparse.Namespace) -> npt.NDArray[Any]:
         return result
     from referee.vision.sources import open_source
 
-    with open_source(args.source) as source:
+    with open_source(args.source, **({"size": args.size} if args.size else {})) as source:
         for _ in range(50):  # a camera may need a few reads to deliver
             frame = source.read()
             if frame is not None:

@@ -79,7 +79,7 @@ class TableScale:
         sizes = " and ".join(f"{family} cards {self.card_px(family):.0f} px" for family in small)
         return (f"{sizes} tall here, under the {MIN_CARD_PX:.0f} px the recogniser reads: it will "
                 f"misread or miss them. Either set camera.width/height to at least {cols}x{rows} and "
-                f"calibrate again, or lower the camera to {100 / needed:.0f}% of its height over the "
+                f"calibrate again with --size {cols}x{rows}, or lower the camera to {100 / needed:.0f}% of its height over the "
                 f"table (then the frame covers less of the table); hardware/README.md, 'Camera'")
 
 

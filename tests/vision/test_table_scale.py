@@ -4,6 +4,7 @@ what the recogniser reads."""
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import cv2
@@ -36,7 +37,8 @@ def test_the_documented_camera_at_720p_gives_cards_under_80_px_and_says_what_to_
     warning = scale.warning()
     assert warning is not None
     assert "italian cards 68 px and french cards 64 px" in warning
-    assert "at least 1600x900" in warning and "80% of its height" in warning
+    assert "at least 1600x900 and calibrate again with --size 1600x900" in warning
+    assert "80% of its height" in warning
 
 
 def test_the_frame_size_the_warning_asks_for_is_enough() -> None:
@@ -109,3 +111,14 @@ def test_calibrating_the_kit_at_11_px_per_cm_does_not_warn(tmp_path: Path, capsy
     printed = capsys.readouterr()
     assert "10.8 px per cm" in printed.out and "italian 103 px" in printed.out
     assert "WARNING" not in printed.err
+
+
+def test_calibrate_grabs_from_a_source_at_the_size_asked_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from referee.cli import main
+
+    out = tmp_path / "layout.json"
+    assert main(["calibrate", "--source", "sim:briscola-2:1", "--size", "1920x1080", "--out", str(out)]) == 0
+    assert json.loads(out.read_text())["frame_size"] == [1920, 1080]
+    with pytest.raises(SystemExit):
+        main(["calibrate", "--source", "sim", "--size", "1920"])
+    assert "expected WIDTHxHEIGHT such as 1920x1080, got '1920'" in capsys.readouterr().err
