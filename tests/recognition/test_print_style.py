@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -14,6 +14,7 @@ from referee.errors import ConfigError
 from referee.recognition import synth, train
 from referee.recognition.dataset import cache_name, render_set, varied_copies
 from referee.recognition.print_style import THIN_MIN_HEIGHT, vary_print
+from referee.recognition.train_options import TrainOptions
 
 PAPER = 245
 
@@ -101,26 +102,23 @@ def test_sets_without_variation_render_and_cache_as_before(fake_shared: Path) ->
         render_set("french", ["fake_a/french"], 1, seed=3, print_variation=1.5, **kw)  # type: ignore[arg-type]
 
 
-def _train_args(fake_shared: Path, cache: Path) -> Callable[..., argparse.Namespace]:
-    """``referee train``'s parsed options for a tiny French run on the fake prints, plus ``extra``."""
-    parser = argparse.ArgumentParser()
-    train.add_arguments(parser)
+def _train_options(fake_shared: Path, cache: Path) -> Callable[..., TrainOptions]:
+    """``referee train``'s options for a tiny French run on the fake prints, plus ``extra``."""
 
-    def args(*extra: str) -> argparse.Namespace:
-        return parser.parse_args(["--deck", "french", "--samples", "52", "--val-per-face", "1", "--threads", "1",
-                                  "--holdout", "fake_b/french", "--shared", str(fake_shared),
-                                  "--cache", str(cache), *extra])
-    return args
+    def options(**extra: Any) -> TrainOptions:
+        return TrainOptions("french", samples=52, val_per_face=1, threads=1, holdout=("fake_b/french",),
+                            shared=fake_shared, cache=cache, **extra)
+    return options
 
 
 def test_the_train_option_is_checked_and_recorded(fake_shared: Path, tmp_path: Path) -> None:
-    args = _train_args(fake_shared, tmp_path)
-    assert train.print_variation(args()) == 0.0
+    options = _train_options(fake_shared, tmp_path)
+    assert options().print_variation == 0.0
     with pytest.raises(ConfigError, match=r"--print-variation 1\.2"):
-        train.print_variation(args("--print-variation", "1.2"))
-    _, _, plan = train._data(args(), "french", train._Logger(True))
+        options(print_variation=1.2)
+    _, _, plan = train._data(options(), train._Logger(True))
     assert "print_variation" not in plan
-    _, _, plan = train._data(args("--print-variation", "0.5"), "french", train._Logger(True))
+    _, _, plan = train._data(options(print_variation=0.5), train._Logger(True))
     assert plan["print_variation"] == 0.5
 
 
@@ -152,10 +150,10 @@ def test_varied_copies_are_the_same_in_every_worker() -> None:
 
 
 def test_the_vary_others_option_needs_a_variation_and_is_recorded(fake_shared: Path, tmp_path: Path) -> None:
-    args = _train_args(fake_shared, tmp_path)
+    options = _train_options(fake_shared, tmp_path)
     with pytest.raises(ConfigError, match="--vary-others needs --print-variation"):
-        train._data(args("--vary-others"), "french", train._Logger(True))
-    _, _, plan = train._data(args("--print-variation", "0.5"), "french", train._Logger(True))
+        options(vary_others=True)
+    _, _, plan = train._data(options(print_variation=0.5), train._Logger(True))
     assert "vary_others" not in plan
-    _, _, plan = train._data(args("--print-variation", "0.5", "--vary-others"), "french", train._Logger(True))
+    _, _, plan = train._data(options(print_variation=0.5, vary_others=True), train._Logger(True))
     assert plan["vary_others"] is True
