@@ -180,3 +180,44 @@ def test_a_simulated_box_enrols_its_deck_with_the_buttons_and_reads_with_it(cfg:
     assert len(pings) >= 3  # the watchdog is pinged between the long steps
     box.gesture("ok", "press")
     assert box.menu is None
+
+
+class RenderedCamera:
+    """A live camera over a table with a French deck laid out (``read()`` as a frame source)."""
+
+    def __init__(self, order: list[str], plan: GridPlan) -> None:
+        from referee.vision.simulator.deck_grid import LaidOutDeck
+
+        self.table = LaidOutDeck(order, plan, seed=5)
+        self.table.lay_out(0)
+        self.reads = 0
+
+    def read(self) -> Any:
+        from referee.vision.sources import Frame
+
+        self.reads += 1
+        if self.reads % 2:  # a live camera sometimes has no frame ready
+            return None
+        return Frame(next(self.table.frames(1)).image, self.reads / 30, self.reads)
+
+
+@pytest.mark.slow
+def test_a_box_with_a_camera_enrols_belottas_deck_from_the_camera_frames(cfg: BoxConfig) -> None:
+    if not (models_dir() / "french.onnx").exists():
+        pytest.skip("no committed french model")
+    from referee.box.enrol_deck import box_enrolment
+    from referee.vision.enroll_grid import plan_grid
+
+    cfg = dataclasses.replace(cfg, game=dataclasses.replace(cfg.game, name="belotta", deck="french"))
+    order = table_order("french", "french-32")
+    feed = FakeFeed()
+    camera = RenderedCamera(order, plan_grid(32, "french"))
+    feed.source = camera  # type: ignore[assignment]
+    box, _ = _box(cfg, lambda: box_enrolment(cfg, feed))
+    _open_enrol(box)
+    box.gesture("ok", "press")
+    report = on_screen(box.display)
+    assert isinstance(report, MenuScreen) and report.header_key == "enrol_done", report
+    assert report.value.endswith("/32") and camera.reads >= 4  # frames read from the camera, gaps skipped
+    assert feed.enrollments[0].codes == tuple(sorted(order))
+    assert (cfg.state_dir / "enrollment-french.npz").exists()
