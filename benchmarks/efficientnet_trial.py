@@ -243,7 +243,7 @@ def training_crops(cache: Path) -> tuple[U8, npt.NDArray[np.int64], list[str]]:
             names = {str(n) for n in z["set_names"]}
             if names & holdout:
                 continue
-            prints |= names
+            prints |= names - {"negatives"}  # the back samples, not a print
             images.append(z["images"])
             labels.append(z["labels"].astype(np.int64))
             print(f"training crops: {path.name} {len(z['labels'])}", flush=True)
