@@ -198,9 +198,12 @@ def contact_sheet(samples: Sequence[tuple[U8, str]], columns: int = 10, height: 
 
 
 # ---- a deck laid out under the box's own camera ---------------------------------------------
-#: a card's height in the box camera's frame at the usual mounting (Camera Module 3 Wide 76 cm
-#: over the table, 1280x720: a 9 cm card is ~115 px tall), the size a grid is planned for
-#: when no card was measured
+#: the card height, as a share of the frame's height, a grid is planned for: 115 px in 720 rows.
+#: An assumption, not a measurement of this table: at the documented mounting (Camera Module 3
+#: Wide 76 cm over the table) a 9.5 cm card is ~68 px at 1280x720 and ~103 px at 1920x1080
+#: (``vision/table_scale.py``), so a real table fits the planned grid with room to spare; the
+#: 80 px refusal below is only as true as this share (``referee calibrate`` warns from the
+#: measured homography)
 CARD_HEIGHT_FRAC = 0.16
 #: height over width of the family's widest usual cards, so the plan fits them all (Italian
 #: regional prints 1.57 (Napoletane, Siciliane) to 2.1 (Bresciane), French 1.4 to 1.5)
