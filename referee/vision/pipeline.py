@@ -145,8 +145,8 @@ class FramePipeline:
         if len(confident) and self.finder.observe(confident.quad):
             new = self.finder.card_size
             if size is None or new is None or abs(new[1] - size[1]) > 0.15 * size[1]:
-                return _merge(first, self.process(image))
-            return first
+                return _not_smaller(_merge(first, self.process(image)), new)
+            return _not_smaller(first, new)
         best = first
         for frac in priors:
             self.finder.reset()
@@ -266,6 +266,17 @@ def _merge(a: Detections, b: Detections) -> Detections:
         if all(np.linalg.norm(centres[i] - centres[j]) > 0.5 * sizes[j] for j in kept):
             kept.append(i)
     return both[np.array(sorted(kept), np.int64)]
+
+
+def _not_smaller(dets: Detections, size: tuple[float, float] | None, frac: float = 0.4) -> Detections:
+    """The detections at least ``frac`` of the card area ``size`` (short, long) the sure reads
+    gave: the cards of one deck are one size, and a card-shaped box far smaller than a sure
+    card is a pip, a print detail or a patch of the table.  Only smaller ones are dropped: a
+    sure read can itself be a box around a large card's pip."""
+    if size is None or not len(dets):
+        return dets
+    areas = np.array([float(cv2.contourArea(q.astype(np.float32))) for q in dets.quad])
+    return dets[areas >= frac * size[0] * size[1]]
 
 
 def _best_per_group(dets: Detections) -> Detections:

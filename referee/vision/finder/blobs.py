@@ -32,6 +32,8 @@ def blob_hypotheses(
             continue
         if not size_known and area > cfg.max_card_frac * mask.size:
             continue
+        if border_run(contour, mask.shape) > cfg.max_border_frac:
+            continue  # the table itself (a light table, lace), with any card on it merged in
         single = single_card_quad(contour, area, short, long_, cfg, size_known)
         if single is not None:
             out.append(Hypothesis(single, 2.0, len(out), "single"))
@@ -58,6 +60,17 @@ def blob_hypotheses(
                 cache.put(key, white, split)
         out.extend(Hypothesis(h.quad, h.score, h.group + len(out), h.kind) for h in split)
     return out
+
+
+def border_run(contour: Contour, shape: tuple[int, ...]) -> float:
+    """Fraction of the frame's perimeter along which the blob's outline runs on the frame border."""
+    h, w = shape[0], shape[1]
+    pts = contour.reshape(-1, 2)
+    seg = np.roll(pts, -1, axis=0) - pts
+    on = [(pts[:, 0] <= 0) & (seg[:, 0] == 0), (pts[:, 0] >= w - 1) & (seg[:, 0] == 0),
+          (pts[:, 1] <= 0) & (seg[:, 1] == 0), (pts[:, 1] >= h - 1) & (seg[:, 1] == 0)]
+    run = sum(float(np.abs(seg[m]).sum()) for m in on)
+    return run / (2.0 * (h + w))
 
 
 def single_card_quad(

@@ -52,6 +52,10 @@ class FinderConfig:
     min_ink: float = 0.02
     #: Blobs larger than this many cards are cloth (a bright table), not cards.
     max_blob_cards: float = 8.0
+    #: A blob whose outline runs along the frame border for more than this fraction of the
+    #: frame's perimeter is the table (a light table, lace), not cards: card rectangles grown
+    #: from its corners and outlines straddle the card on it and the table around it.
+    max_border_frac: float = 0.25
     #: How blobs of overlapping cards are split: "corners" (rectangles grown from the blob's
     #: right-angle corners), "outline" (card outlines inside the blob, ``outline.py``), or
     #: "both" (outline rectangles, then corner rectangles not already proposed).
