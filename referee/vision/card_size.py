@@ -126,7 +126,7 @@ class CardSize:
         b = np.linalg.norm(q[:, 2] - q[:, 1], axis=1)
         short, long_ = np.minimum(a, b), np.maximum(a, b)
         lo, hi = aspect_range
-        ok = (short > 0) & (long_ >= lo * short) & (long_ <= min(hi, 2.0) * short)
+        ok = (short > 0) & (long_ >= lo * short) & (long_ <= hi * short)
         if not ok.any():
             return False
         size = (float(np.median(short[ok])), float(np.median(long_[ok])))

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import cv2
 import numpy as np
 import numpy.typing as npt
+import pytest
 
 from referee.vision.finder import CardFinder, FinderConfig
 from referee.vision.finder.blobs import border_run
@@ -85,3 +86,16 @@ def test_border_run_is_the_fraction_of_the_frame_perimeter_a_blob_runs_along() -
     inner[20:80, 50:90] = 255  # a card clear of the border
     contours, _ = cv2.findContours(inner, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     assert border_run(contours[0], inner.shape) == 0.0
+
+
+@pytest.mark.parametrize("aspect", [1.35, 1.7, 2.2, 2.3])
+def test_a_single_card_of_any_print_aspect_is_one_detection(aspect: float) -> None:
+    # a tall narrow print (Trevisane-family scans, aspect ~2.2) was cut into two to four
+    # "cards": its blob was over the finder's aspect range, so card-sized pieces of it were read
+    rng = np.random.default_rng(4)
+    image = np.empty((1280, 960, 3), np.uint8)
+    image[:] = (60, 120, 40)
+    image = np.asarray(cv2.add(image, rng.integers(0, 6, image.shape, dtype=np.uint8)), np.uint8)
+    card = paste_card(image, PlacedCard((450, 600), 5, 700, aspect=aspect), rng)
+    found = _pipeline(_SureOfAll()).process_still(image)
+    assert len(found) == 1 and _on(found.quad[0], card)

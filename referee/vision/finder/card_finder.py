@@ -134,7 +134,8 @@ class CardFinder:
         """Learn the card size from quads the classifier confirmed as cards (image px), with
         ``image`` (the live loop) measured on the card edges under them
         (:meth:`CardSize.observe`).  Returns whether the size was learned from them."""
-        return self.sizes.observe(quads, image, self.config.aspect_range)
+        lo, hi = self.config.aspect_range
+        return self.sizes.observe(quads, image, (lo, min(hi, self.config.size_max_aspect)))
 
 
 def work_scale(shape: tuple[int, ...], cfg: FinderConfig) -> float:

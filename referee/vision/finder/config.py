@@ -23,7 +23,13 @@ class FinderConfig:
     card_height: float | None = None
     #: Fallback card long side as a fraction of the frame height before any card was measured.
     default_height_frac: float = 0.17
+    #: Long / short side of a card: Italian prints 1.6-1.8, Trevisane-family scans up to ~2.2,
+    #: and a card seen at a slant squatter or taller.  Single photos (``process_still``) take
+    #: up to 2.4 (an aspect-2.3 card with rounded corners measures a little over).
     aspect_range: tuple[float, float] = (1.25, 2.2)
+    #: A sure read's quad longer than this (long / short) does not set the card size: a quad
+    #: cut badly (two cards' length) can be read surely.  Single photos take ``aspect_range``'s.
+    size_max_aspect: float = 2.0
     saturation_weight: float = 1.5
     #: The Otsu threshold on whiteness is clamped into this range (dark room .. white cloth).
     white_threshold: tuple[int, int] = (80, 200)
