@@ -123,9 +123,11 @@ class FramePipeline:
         self.finder.reset()
         live, floor = self.finder.config, self.min_confidence
         # no time limit here, and no earlier frame to wait for: split overlapping cards at once
-        # and cards of any print, up to the tall narrow Trevisane-family scans (aspect ~2.2)
+        # and cards of any print, up to the tall narrow Trevisane-family scans (aspect ~2.2);
+        # and a close card up to most of the photo (a table filling the frame runs along its
+        # border: FinderConfig.max_border_frac)
         self.finder.config = replace(live, upper_threshold=True, edge_regions=True, split_when_still=False,
-                                     aspect_range=(live.aspect_range[0], max(live.aspect_range[1], 2.4)),
+                                     aspect_range=(live.aspect_range[0], max(live.aspect_range[1], 2.4)), max_card_frac=0.85,
                                      size_max_aspect=max(live.size_max_aspect, 2.4))
         # and no later frames to vote over a weak read (measured on the photos: 0.4 keeps
         # pinochle's precision at 87% with the outline splits, 0.5 costs epfl 4% of its reads)
