@@ -29,6 +29,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -50,7 +51,7 @@ BATCH = 8
 INPUT_SCALE = 0.5
 
 
-def build(variant: str, classes: int, pretrained: bool = True) -> object:
+def build(variant: str, classes: int, pretrained: bool = True) -> Any:
     import torch
     from torch import nn
 
@@ -74,7 +75,7 @@ def build(variant: str, classes: int, pretrained: bool = True) -> object:
             layers += conv_bn(mid, mid, k, stride, mid, True) + conv_bn(mid, cout, 1, 1, 1, False)
             self.body = nn.Sequential(*layers)
             self.skip = stride == 1 and cin == cout
-            self.names = ([f"_blocks.{i}._expand_conv", f"_blocks.{i}._bn0"] if expand != 1 else []) + [
+            self.names: list[str] = ([f"_blocks.{i}._expand_conv", f"_blocks.{i}._bn0"] if expand != 1 else []) + [
                 f"_blocks.{i}._depthwise_conv", f"_blocks.{i}._bn1", f"_blocks.{i}._project_conv", f"_blocks.{i}._bn2"]
 
         def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -106,17 +107,19 @@ def build(variant: str, classes: int, pretrained: bool = True) -> object:
     if state:
         pairs: list[tuple[nn.Module, str]] = [(model.stem[0], "_conv_stem"), (model.stem[1], "_bn0")]
         for b in model.blocks:
-            mods = [m for m in b.body if isinstance(m, (nn.Conv2d, nn.BatchNorm2d))]
+            assert isinstance(b, Block)
+            mods = [m for m in b.body.children() if isinstance(m, (nn.Conv2d, nn.BatchNorm2d))]
             pairs += list(zip(mods, b.names, strict=True))
         if head:
-            pairs += [(model.head[0], "_conv_head"), (model.head[1], "_bn1")]
+            head_layers = list(model.head.children())
+            pairs += [(head_layers[0], "_conv_head"), (head_layers[1], "_bn1")]
         for mod, name in pairs:
             own = mod.state_dict()
             mod.load_state_dict({k: state[f"{name}.{k}"] for k in own}, strict=True)
     return model
 
 
-def export(model: object, path: Path, size: tuple[int, int]) -> None:
+def export(model: Any, path: Path, size: tuple[int, int]) -> None:
     import torch
 
     model.eval()  # type: ignore[attr-defined]
@@ -137,7 +140,7 @@ def quantise(src: Path, dst: Path, size: tuple[int, int]) -> None:
     w, h = size
     rng = np.random.default_rng(0)
 
-    class Reader(CalibrationDataReader):
+    class Reader(CalibrationDataReader):  # type: ignore[misc]
         def __init__(self) -> None:
             self.left = [{"input": rng.normal(0, 1, (BATCH, 3, h, w)).astype(np.float32)} for _ in range(4)]
 
@@ -170,7 +173,7 @@ def ms_per_crop(path: Path, size: tuple[int, int], repeat: int) -> tuple[float, 
     return min(times) * 1000 / BATCH, float(np.median(times)) * 1000 / BATCH
 
 
-def mmacs(model: object, size: tuple[int, int]) -> float:
+def mmacs(model: Any, size: tuple[int, int]) -> float:
     """Multiply-adds per crop (millions) of the convolutions and linear layers: a figure that no
     other load on the machine changes, unlike a latency."""
     import torch
