@@ -40,3 +40,16 @@ def messages(store: MatchStore, table: int, match: int) -> list[RecordMessage]:
 
 def box_store(tmp: Path, table: int) -> MatchStore:
     return MatchStore.open(tmp / f"box-{table}")
+
+
+def box_config(path: Path, state: Path, broker_url: str, password_file: Path | str, table: int,
+               extra: str = "") -> Path:
+    """Write a briscola-4 box's config at ``path`` for ``referee run`` on ``table`` of the
+    tournament at ``broker_url`` (plus ``extra`` TOML), and return ``path``."""
+    path.write_text(
+        f'state_dir = "{state}"\n[game]\nname = "briscola-4"\n'
+        f'[tournament]\nbroker = "{broker_url}"\ntable = {table}\n'
+        f'password_file = "{password_file}"\n' + extra
+    )
+    return path
+

@@ -26,6 +26,7 @@ from referee.box.state import MatchStore
 from referee.rules.playout import random_match_events
 from referee.tournament.messages import Assignment
 from referee.web.console import Console
+from tournament.boxes import box_config
 from tournament.mosquitto import Mosquitto, free_port, mosquitto  # noqa: F401  (the fixture)
 from tournament.test_real_broker import ROOT, Room, room, wait_until  # noqa: F401  (the fixture)
 
@@ -156,13 +157,8 @@ def test_referee_run_shows_the_assignment_and_records_the_names(tmp_path: Path, 
     # lines the strict reader rejects, one a second: the box waits for its assignment first
     log_file.write_text("waiting\n" * 6 + "".join(json.dumps(e) + "\n" for e in events))
     state = tmp_path / "box-2"
-    config = tmp_path / "box.toml"
-    config.write_text(
-        f'state_dir = "{state}"\n[game]\nname = "briscola-4"\n'
-        f'[tournament]\nbroker = "{room.broker.url}"\ntable = 2\n'
-        f'password_file = "{room.broker.password_file("table-2")}"\n'
-        f'[web]\nlisten = "127.0.0.1:{free_port()}"\npin = "4711"\n'
-    )
+    config = box_config(tmp_path / "box.toml", state, room.broker.url, room.broker.password_file("table-2"), 2,
+                        f'[web]\nlisten = "127.0.0.1:{free_port()}"\npin = "4711"\n')
     screens = tmp_path / "screens"
     argv = [sys.executable, "-m", "referee", "run", "--config", str(config), "--events",
             str(log_file), "--no-hardware", "--pace", "1.0", "--screens", str(screens),

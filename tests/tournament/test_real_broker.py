@@ -26,7 +26,7 @@ from referee.tournament.messages import Assignment
 from referee.tournament_service.broker import BrokerLink
 from referee.tournament_service.service import Service
 from referee.tournament_service.store import TournamentStore
-from tournament.boxes import TEAMS, append_events
+from tournament.boxes import TEAMS, append_events, box_config
 from tournament.mosquitto import Mosquitto, mosquitto  # noqa: F401  (the fixture)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -173,12 +173,7 @@ def test_box_killed_mid_match_resumes_publishing(tmp_path: Path, room: Room) -> 
     log_file = tmp_path / "match.jsonl"
     log_file.write_text("".join(json.dumps(e) + "\n" for e in random_match_events("briscola-4", 9)))
     state = tmp_path / "box-2"
-    config = tmp_path / "box.toml"
-    config.write_text(
-        f'state_dir = "{state}"\n[game]\nname = "briscola-4"\n'
-        f'[tournament]\nbroker = "{room.broker.url}"\ntable = 2\n'
-        f'password_file = "{room.broker.password_file("table-2")}"\n'
-    )
+    config = box_config(tmp_path / "box.toml", state, room.broker.url, room.broker.password_file("table-2"), 2)
     argv = [sys.executable, "-m", "referee", "run", "--config", str(config), "--events",
             str(log_file), "--no-hardware", "--pace", "0.02", "--log-level", "WARNING"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
