@@ -115,12 +115,18 @@ class DeckEnrolment:
 
     def __init__(self, clf: CardClassifier, order: Sequence[str], plan: GridPlan, out: Path,
                  markers: Sequence[Sequence[float]] = (), sure: float = 0.80, copies: int = 1,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        from referee.vision.enroll_grid import check_order
+                 clock: Callable[[], float] = time.monotonic, keepalive: Callable[[], None] = lambda: None,
+                 min_px: float | None = None) -> None:
+        from referee.vision.enroll_grid import MIN_CARD_PX, check_order
 
         check_order(order, plan, clf.info.deck, copies)
         self.clf, self.order, self.plan, self.out = clf, list(order), plan, out
         self.markers, self.sure, self.clock = list(markers), sure, clock
+        #: called between frames and after every batch the model reads: the box pings its
+        #: service watchdog with it (the loop that pings it waits while the deck is enrolled)
+        self.keepalive = keepalive
+        #: the shortest card accepted (a benchmark may lower it to measure what is refused)
+        self.min_px = MIN_CARD_PX if min_px is None else min_px
         self.layouts: dict[int, _Layout] = {}
         self.started: float | None = None
         self.busy_s = 0.0  # the box's own time: capturing, enrolling, reading back (not laying out)
@@ -131,8 +137,10 @@ class DeckEnrolment:
     def capture(self, layout: int, images: Sequence[U8]) -> int:
         """Find and name the cards of ``layout`` in ``images`` (frames of it); returns how many.
         Raises :class:`~referee.vision.enroll_grid.LayoutError` naming the places when no frame
-        shows every card of the layout at its place."""
-        from referee.vision.enroll_grid import LayoutError, card_quads, cut, locate
+        shows every card of the layout at its place, and
+        :class:`~referee.vision.enroll_grid.CardsTooSmall` when the cards found lie under 80 px
+        tall (the camera too far or its frames too small; no other frame would do better)."""
+        from referee.vision.enroll_grid import LayoutError, card_quads, check_card_size, cut, locate
 
         start = self.clock()
         codes = self.layout_codes(layout)
@@ -140,6 +148,8 @@ class DeckEnrolment:
         worst: list[str] | None = None
         for image in images:
             quads = card_quads(image, most=len(codes), markers=self.markers)
+            self.keepalive()
+            check_card_size(quads, (image.shape[1], image.shape[0]), self.min_px)
             at, problems = locate(quads, codes, self.plan.columns)
             if problems:
                 worst = problems if worst is None or len(problems) < len(worst) else worst
@@ -179,18 +189,19 @@ class DeckEnrolment:
         crops = [c for k in range(self.plan.layouts) for c in self.layouts[k].crops]
         again = [c for k in range(self.plan.layouts) for c in self.layouts[k].again]
         names = [self.position(n) for n in range(len(self.order))]
-        check = check_names(self.clf, crops, self.order, names, expect=self.order)
+        check = check_names(self.clf, crops, self.order, names, expect=self.order, tick=self.keepalive)
         certain = check.certain
         if certain:
             raise ConfigError(f"{len(certain)} card(s) surely not the card the order puts there, nothing written: "
                               + "; ".join(f"{', '.join(f.names)} is {f.likely[0]}" for f in certain)
                               + ". Lay the cards out in the deck's order and capture again")
-        enrollment = enroll(self.clf, crops, self.order)
+        enrollment = enroll(self.clf, crops, self.order, tick=self.keepalive)
         try:
             enrollment.save(self.out)
         except OSError as exc:  # a full disk, a read-only place: the old file stays whole
             raise ConfigError(f"cannot write the enrollment {self.out}: {exc.strerror or exc}") from exc
-        report = read_back(_enrolled(self.clf, enrollment), again, self.order, names, sure=self.sure)
+        report = read_back(_enrolled(self.clf, enrollment), again, self.order, names, sure=self.sure,
+                           tick=self.keepalive)
         self.busy_s += self.clock() - start
         log.info("enrolled %d cards -> %s in %.1f s", len(crops), self.out, self.busy_s)
         return EnrolReport(self.out, self.clf.info.deck, len(set(self.order)), self.plan.layouts,
@@ -247,6 +258,21 @@ class TableFrames:
                 if len(out) == count:
                     break
         return out
+
+
+def grid_plan(cards: int, family: str, frame_size: tuple[int, int], layout_path: Path | None) -> GridPlan:
+    """The grid the club lays the deck out in: planned from the calibrated table
+    (``layout_path``, the box's ``layout``: the card size its scale gives, within the printed
+    mat) when there is one, else from :data:`~referee.vision.enroll_grid.CARD_HEIGHT_FRAC`
+    of the frame (a simulated table, a camera not calibrated yet). Cards that would lie under
+    80 px tall are refused, saying what to change."""
+    from referee.vision.enroll_grid import plan_for_table, plan_grid
+
+    if layout_path is None or not layout_path.exists():
+        return plan_grid(cards, family, frame_size)
+    from referee.vision.layout import TableLayout
+
+    return plan_for_table(cards, family, TableLayout.load(layout_path), frame_size)
 
 
 def layout_markers(layout_path: Path | None) -> list[tuple[float, float]]:
@@ -327,16 +353,16 @@ def box_enrolment(cfg: BoxConfig, feed: Any, keepalive: Callable[[], None] = lam
     table on a simulated box), written to :func:`enrollment_path` and, once done, read with by
     the running box (``feed.use_enrollment``) as by every later start."""
     from referee.recognition import CardClassifier, Enrollment
-    from referee.vision.enroll_grid import plan_grid, table_order
+    from referee.vision.enroll_grid import table_order
 
     deck, family = table_deck(cfg), cfg.game.deck
     order = table_order(family, deck)
     frame_size = (cfg.camera.width, cfg.camera.height)
-    plan = plan_grid(len(order), family, frame_size)
+    kind, _, rest = cfg.camera.source.partition(":")
+    plan = grid_plan(len(order), family, frame_size, None if kind == "sim" else cfg.layout)
     out = enrollment_path(cfg, family)
     session = DeckEnrolment(CardClassifier.load(family, threads=1), order, plan, out,
-                            sure=cfg.thresholds.confidence, copies=DECKS[deck].copies)
-    kind, _, rest = cfg.camera.source.partition(":")
+                            sure=cfg.thresholds.confidence, copies=DECKS[deck].copies, keepalive=keepalive)
     frames = (sim_table(f"sim:{rest}", order, plan, frame_size) if kind == "sim" else None) or TableFrames(
         source=feed.source, markers=layout_markers(cfg.layout))
 

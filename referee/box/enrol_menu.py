@@ -1,9 +1,13 @@
 """The box's "Registra mazzo" / "Enrol deck" (hold OK, then the last entry): the club's deck
 enrolled with the buttons alone, from the box's own camera.
 
+0. The plan: how many layouts the deck takes and how many cards each holds ("40 carte:
+   2 disposizioni", "20 + 20"; one layout: "40 carte: 1 disposizione", "file da 10"), planned
+   from the calibrated table's card size (:func:`referee.box.enrol_deck.grid_plan`). OK goes on.
 1. The screen names the cards to lay out (the first and last, how many, rows of how many):
    the deck face up in its order, row by row (:mod:`referee.box.enrol_deck`). OK captures.
-   A 52-card deck takes two layouts: the screen then asks for the second.
+   A deck that takes two layouts (52 cards at the usual size): the screen then asks for the
+   second.
 2. A layout that cannot be read (a place with no card, two cards, a card where the order
    lists none) shows the places; OK shows the layout again to capture once it is mended.
    Nothing is written until every layout was read.
@@ -56,8 +60,14 @@ class EnrolMenu:
         self.refused: str | None = None  # why the layout could not be read (shown until OK)
         self.report: EnrolReport | None = None
         self.page = 0  # on the report: 0 the summary, i the i-th card still confused
+        self.planned = False  # the plan was seen (OK on its screen)
 
     def press(self, action: str) -> str | None:
+        if not self.planned:
+            if action in ("back", "cancel"):
+                return CANCELLED
+            self.planned = action == "select"
+            return None
         if self.report is not None:
             pages = 1 + len(self.report.readback.confused)
             if action in ("prev", "next"):
@@ -95,6 +105,14 @@ class EnrolMenu:
         if self.refused is not None:
             return RefusedScreen(self.refused)
         plan = self.enrolment.plan
+        if not self.planned:
+            if plan.layouts == 1:
+                label = tr(lang, "enrol_plan_one", cards=plan.cards)
+                value = tr(lang, "enrol_plan_rows", columns=plan.columns)
+            else:  # how many cards each layout holds: "20 + 20"
+                label = tr(lang, "enrol_plan", cards=plan.cards, layouts=plan.layouts)
+                value = " + ".join(str(n) for n in plan.layout_sizes())
+            return MenuScreen(title="enrol", label_key="", label=label, header_key="entry_enrol", value=value)
         codes = self.enrolment.layout_codes(self.layout)
         step = f"{self.layout + 1}/{plan.layouts}" if plan.layouts > 1 else ""
         return MenuScreen(title="enrol", label_key="", label=tr(lang, "enrol_rows", n=len(codes), columns=plan.columns),

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from typing import Any
 
 import cv2
@@ -94,7 +95,9 @@ def run(args: argparse.Namespace) -> int:
             print("referee calibrate: give --print-mat PNG, or --image FRAME / --source SRC", file=sys.stderr)
             return 2
         frame = _frame(args)
-        layout = calibrate_image(frame, _seats(args))
+        # the mat laid is kept with the layout: its printed size gives the card size later
+        # (the deck's enrolment plans its grid from it)
+        layout = replace(calibrate_image(frame, _seats(args)), mat=args.mat)
         layout.save(args.out)
         _, error = homography_from_markers(find_markers(frame))
         print(f"wrote {args.out}: {layout.frame_size[0]}x{layout.frame_size[1]}, seats "

@@ -16,6 +16,7 @@ from referee.box.enrol_deck import (
     TableEnrolment,
     TableFrames,
     enrollment_path,
+    grid_plan,
     layout_markers,
     run_enrolment,
     sim_table,
@@ -27,7 +28,7 @@ from referee.recognition.classifier import CardClassifier
 
 
 def run_camera(args: argparse.Namespace) -> int:
-    from referee.vision.enroll_grid import deck_order, plan_grid, table_order
+    from referee.vision.enroll_grid import deck_order, table_order
 
     if args.photos is not None or args.grid or args.layout is not None:
         raise ConfigError("--camera takes the photos itself: leave out --photos, --grid and --layout")
@@ -41,11 +42,12 @@ def run_camera(args: argparse.Namespace) -> int:
     else:  # a file of the club's own cards, in the order they are laid out
         order, copies = deck_order(family, args.order), 2 if family == "french" else 1
     frame_size = (cfg.camera.width, cfg.camera.height) if cfg is not None else (1280, 720)
-    plan = plan_grid(len(order), family, frame_size)
+    spec = args.source if args.source is not None else _config_source(cfg)
+    calibrated = cfg.layout if cfg is not None and spec.partition(":")[0] != "sim" else None
+    plan = grid_plan(len(order), family, frame_size, calibrated)
     out = args.out if args.out is not None else enrollment_path(cfg, family) if cfg is not None else None
     if out is None:
         raise ConfigError("--camera needs --out FILE, or --config (the file is then the one the box reads)")
-    spec = args.source if args.source is not None else _config_source(cfg)
     clf = CardClassifier.load(family, args.model_dir, threads=args.threads)
     session = DeckEnrolment(clf, order, plan, out, sure=cfg.thresholds.confidence if cfg is not None else 0.80,
                             copies=copies)
@@ -56,7 +58,8 @@ def run_camera(args: argparse.Namespace) -> int:
         live = spec in ("picamera", "picamera2", "pi") or spec.removeprefix("usb:").isdigit()
         source = open_source(spec, **({"size": frame_size} if live else {}))
         frames = TableFrames(source=source, markers=layout_markers(cfg.layout if cfg is not None else None))
-    print(f"lay the deck face up: {plan.describe()}, in the deck's order row by row, a finger's width apart")
+    print(f"lay the deck face up: {plan.describe()}, in the deck's order row by row, a finger's width apart "
+          f"({plan.basis()})")
     try:
         report = run_enrolment(TableEnrolment(session, frames), lambda k: _ready(session, k))
     finally:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import csv
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -24,7 +24,7 @@ from referee.cards import BACK, RECOGNISER_LABELS, parse_card
 from referee.errors import BadCardError, ConfigError
 from referee.recognition.classifier import CardClassifier
 from referee.recognition.enroll_check import NameCheck, check_names
-from referee.recognition.enroll_fit import fit
+from referee.recognition.enroll_fit import BATCH, fit, no_tick
 from referee.recognition.enrollment import Enrollment
 from referee.recognition.photos import read_photo
 from referee.recognition.preprocess import MIN_SIDE, check_crop
@@ -69,20 +69,29 @@ def report_names(check: NameCheck, force: bool) -> None:
                           + ". Fix the names, or --force to write anyway")
 
 
-def enroll(clf: CardClassifier, crops: Sequence[U8], codes: Sequence[str]) -> Enrollment:
-    """Prototypes from labelled crops: each card as photographed and turned 180 degrees."""
+def enroll(clf: CardClassifier, crops: Sequence[U8], codes: Sequence[str],
+           tick: Callable[[], None] = no_tick) -> Enrollment:
+    """Prototypes from labelled crops: each card as photographed and turned 180 degrees.
+    ``tick`` is called after every batch the model reads (the box pings its watchdog)."""
     for code in codes:
         if code not in clf.labels:
             raise BadCardError(f"{code!r} is not a card of the {clf.info.deck!r} deck")
     if not crops:
         raise ConfigError("no card photos to enroll")
     turned = [np.ascontiguousarray(crop[::-1, ::-1]) for crop in crops]
-    emb, emb_turned = (np.concatenate([clf.embed(batch[i:i + 32]) for i in range(0, len(batch), 32)])
-                       for batch in (crops, turned))
+    emb, emb_turned = (_embed(clf, batch, tick) for batch in (crops, turned))
     prototypes = Enrollment.from_embeddings(clf.info.deck, codes, emb, clf.model_sha256, turned=emb_turned)
     # scale and weight suited to this deck (how far the base model already reads it), fitted
     # on copies of the photos both ways up, as cards are read
-    return fit(prototypes, clf, [*crops, *turned], [*codes, *codes])
+    return fit(prototypes, clf, [*crops, *turned], [*codes, *codes], tick=tick)
+
+
+def _embed(clf: CardClassifier, crops: Sequence[U8], tick: Callable[[], None]) -> npt.NDArray[np.float32]:
+    out = []
+    for i in range(0, len(crops), BATCH):
+        out.append(clf.embed(crops[i:i + BATCH]))
+        tick()
+    return np.concatenate(out)
 
 
 def photo_names(deck: str) -> str:

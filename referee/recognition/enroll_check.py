@@ -23,7 +23,7 @@ card named too often read surely as a card with no photo.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,7 +31,7 @@ import numpy.typing as npt
 
 from referee.cards import BACK, parse_card
 from referee.recognition.classifier import CardClassifier
-from referee.recognition.enroll_fit import base_reads
+from referee.recognition.enroll_fit import base_reads, no_tick
 from referee.recognition.enrollment import Enrollment
 
 U8 = npt.NDArray[np.uint8]
@@ -75,17 +75,18 @@ class NameCheck:
 
 
 def check_names(clf: CardClassifier, crops: Sequence[U8], codes: Sequence[str], names: Sequence[str],
-                expect: Sequence[str] | None = None) -> NameCheck:
+                expect: Sequence[str] | None = None, tick: Callable[[], None] = no_tick) -> NameCheck:
     """Look for naming slips in labelled enrollment crops.
 
     ``clf``: the base classifier (no enrollment); ``names``: how to point at each crop (file
     name, layout row, grid position); ``expect``: the codes the photos should cover, each as
-    many times as the deck holds it (None: a partial enrollment, no coverage check)."""
+    many times as the deck holds it (None: a partial enrollment, no coverage check); ``tick``:
+    called after every batch the model reads (the box pings its watchdog)."""
     if not len(crops) == len(codes) == len(names):
         raise ValueError("check_names: crops, codes and names must be as many")
     turned = [np.ascontiguousarray(c[::-1, ::-1]) for c in crops]
-    probs, emb = base_reads(clf, crops)
-    probs_t, emb_t = base_reads(clf, turned)
+    probs, emb = base_reads(clf, crops, tick)
+    probs_t, emb_t = base_reads(clf, turned, tick)
     cards = [i for i, c in enumerate(codes) if c != BACK]
     right = [clf.labels[int(probs[i].argmax())] == codes[i] for i in cards]
     base_right = float(np.mean(right)) if right else 0.0

@@ -24,7 +24,7 @@ file.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import cv2
 import numpy as np
@@ -43,6 +43,10 @@ MAX_WEIGHT = 0.97
 #: how much of the weight moves to the base model per unit of its accuracy on the copies
 BASE_SHARE = 0.15
 BATCH = 32
+
+
+def no_tick() -> None:
+    """The default ``tick``: nothing to keep alive."""
 
 
 def jitter(crop: U8, rng: np.random.Generator) -> U8:
@@ -64,15 +68,20 @@ def jitter(crop: U8, rng: np.random.Generator) -> U8:
 
 
 def fit(enrollment: Enrollment, base: CardClassifier, crops: Sequence[U8], codes: Sequence[str],
-        seed: int = 0) -> Enrollment:
+        seed: int = 0, tick: Callable[[], None] = no_tick) -> Enrollment:
     """``enrollment`` with ``weight`` and ``scale`` fitted on jittered copies of ``crops``.
 
     ``base`` must be the classifier without enrollment (its own probabilities are measured).
+    ``tick`` is called after every card's copies and every batch read: the box pings its
+    service watchdog with it (a deck's fit takes seconds on a Pi, the watchdog's period 30).
     """
     rng = np.random.default_rng(seed)
-    copies = [jitter(c, rng) for c in crops for _ in range(COPIES)]
+    copies: list[U8] = []
+    for crop in crops:
+        copies.extend(jitter(crop, rng) for _ in range(COPIES))
+        tick()
     truth = [code for code in codes for _ in range(COPIES)]
-    probs, emb = base_reads(base, copies)
+    probs, emb = base_reads(base, copies, tick)
     base_right = float(np.mean([base.labels[i] == t for i, t in zip(probs.argmax(axis=1), truth, strict=True)]))
     weight = float(np.clip(1.0 - BASE_SHARE * base_right, MIN_WEIGHT, MAX_WEIGHT))
     sims = enrollment.similarities(emb)
@@ -81,13 +90,16 @@ def fit(enrollment: Enrollment, base: CardClassifier, crops: Sequence[U8], codes
     return enrollment.with_fit(weight, scale)
 
 
-def base_reads(base: CardClassifier, crops: Sequence[U8]) -> tuple[F32, F32]:
-    """The base model's calibrated probabilities and unit embeddings of ``crops``, in batches."""
+def base_reads(base: CardClassifier, crops: Sequence[U8],
+               tick: Callable[[], None] = no_tick) -> tuple[F32, F32]:
+    """The base model's calibrated probabilities and unit embeddings of ``crops``, in batches
+    (``tick`` called after each)."""
     probs, embs = [], []
     for i in range(0, len(crops), BATCH):
         logits, emb = base.run(crops[i:i + BATCH])
         probs.append(softmax(logits, base.info.temperature))
         embs.append(unit_rows(emb))
+        tick()
     return np.concatenate(probs).astype(np.float32), np.concatenate(embs).astype(np.float32)
 
 

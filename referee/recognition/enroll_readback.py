@@ -12,14 +12,14 @@ than ``sure`` (the box's ``thresholds.confidence``: below it the table is asked 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
 
 from referee.recognition.classifier import CardClassifier
-from referee.recognition.enroll_fit import jitter
+from referee.recognition.enroll_fit import jitter, no_tick
 
 U8 = npt.NDArray[np.uint8]
 
@@ -86,15 +86,20 @@ class ReadBack:
 
 
 def read_back(clf: CardClassifier, crops: Sequence[U8], codes: Sequence[str], positions: Sequence[str],
-              sure: float = SURE, seed: int = 0) -> ReadBack:
+              sure: float = SURE, seed: int = 0, tick: Callable[[], None] = no_tick) -> ReadBack:
     """Read ``crops`` (labelled ``codes``, found at ``positions``) with ``clf`` (the enrolled
-    classifier) and on :data:`COPIES` jittered copies of each; see the module docstring."""
+    classifier) and on :data:`COPIES` jittered copies of each; see the module docstring.
+    ``tick`` is called after every batch read (the box pings its watchdog)."""
     if not len(crops) == len(codes) == len(positions):
         raise ValueError("read_back: crops, codes and positions must be as many")
     rng = np.random.default_rng(seed)
     reads = [crop for crop in crops for _ in range(1 + COPIES)]
     reads = [r if k % (1 + COPIES) == 0 else jitter(r, rng) for k, r in enumerate(reads)]
-    probs = np.concatenate([clf.probabilities(reads[i:i + BATCH]) for i in range(0, len(reads), BATCH)])
+    batches = []
+    for i in range(0, len(reads), BATCH):
+        batches.append(clf.probabilities(reads[i:i + BATCH]))
+        tick()
+    probs = np.concatenate(batches)
     probs = probs.reshape(len(crops), 1 + COPIES, -1)
     labels = list(clf.labels)
     confused: list[Confusion] = []

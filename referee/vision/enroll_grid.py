@@ -24,6 +24,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import cv2
 import numpy as np
@@ -32,6 +33,9 @@ import numpy.typing as npt
 from referee.cards import DECKS, RECOGNISER_LABELS, deck_family, parse_card
 from referee.errors import BadCardError, ConfigError
 from referee.vision.finder import CardFinder, FinderConfig, portrait_order, rectify
+
+if TYPE_CHECKING:
+    from referee.vision.layout import TableLayout
 
 U8 = npt.NDArray[np.uint8]
 F32 = npt.NDArray[np.float32]
@@ -198,12 +202,12 @@ def contact_sheet(samples: Sequence[tuple[U8, str]], columns: int = 10, height: 
 
 
 # ---- a deck laid out under the box's own camera ---------------------------------------------
-#: the card height, as a share of the frame's height, a grid is planned for: 115 px in 720 rows.
-#: An assumption, not a measurement of this table: at the documented mounting (Camera Module 3
-#: Wide 76 cm over the table) a 9.5 cm card is ~68 px at 1280x720 and ~103 px at 1920x1080
-#: (``vision/table_scale.py``), so a real table fits the planned grid with room to spare; the
-#: 80 px refusal below is only as true as this share (``referee calibrate`` warns from the
-#: measured homography)
+#: the card height, as a share of the frame's height, a grid is planned for where the table was
+#: not calibrated (no layout file, or a simulated table): 115 px in 720 rows. An assumption, not
+#: a measurement: at the documented mounting (Camera Module 3 Wide 76 cm over the table) a
+#: 9.5 cm card is ~68 px at 1280x720 and ~103 px at 1920x1080 (``vision/table_scale.py``). A
+#: calibrated table is planned from its measured scale instead (:func:`plan_for_table`), and
+#: the cards found are measured at capture (:func:`check_card_size`) either way
 CARD_HEIGHT_FRAC = 0.16
 #: height over width of the family's widest usual cards, so the plan fits them all (Italian
 #: regional prints 1.57 (Napoletane, Siciliane) to 2.1 (Bresciane), French 1.4 to 1.5)
@@ -211,10 +215,14 @@ CARD_ASPECT = {"italian": 1.55, "french": 1.4}
 #: below this height (px) the recogniser reads worse than the live loop needs: such a grid is
 #: refused rather than planned
 MIN_CARD_PX = 80
+#: the finder's quad of a card is this share of the card's height or more (it lies a few px
+#: inside the card's rounded edge: 95-96 % on the simulated tables), so cards found under this
+#: share of :data:`MIN_CARD_PX` were laid under it
+FOUND_SHARE = 0.9
 #: the space left between two cards, a share of a card's width (columns) and height (rows):
 #: the finder parts cards that lie this far apart on a cloth darker than the cards
 GAP_X, GAP_Y = 0.3, 0.15
-#: the share of the frame's width and height a grid may cover (the mat's markers sit in the
+#: the share of the area's width and height a grid may cover (the mat's markers sit in the
 #: corners, and the light falls off at the frame's edge)
 USABLE = 0.9
 
@@ -228,6 +236,10 @@ class LayoutError(ConfigError):
         self.problems = tuple(problems)
 
 
+class CardsTooSmall(ConfigError):
+    """The cards lie, or would lie, under :data:`MIN_CARD_PX` tall in the camera's frames."""
+
+
 @dataclass(frozen=True)
 class GridPlan:
     """How a deck of ``cards`` is laid out under the camera: ``layouts`` times (one after
@@ -238,6 +250,8 @@ class GridPlan:
     columns: int
     rows: int
     card_px: float  # the cards' height in the frame the plan was made for
+    #: ``card_px`` measured by the table's calibration (else :data:`CARD_HEIGHT_FRAC` assumed)
+    calibrated: bool = False
 
     @property
     def per_layout(self) -> int:
@@ -247,6 +261,10 @@ class GridPlan:
     def layouts(self) -> int:
         return math.ceil(self.cards / self.per_layout)
 
+    def layout_sizes(self) -> list[int]:
+        """How many cards each layout holds, in order."""
+        return [min(self.per_layout, self.cards - k * self.per_layout) for k in range(self.layouts)]
+
     def layout_codes(self, order: Sequence[str]) -> list[list[str]]:
         """The codes laid out in each layout, in order."""
         if len(order) != self.cards:
@@ -254,37 +272,90 @@ class GridPlan:
         return [list(order[i:i + self.per_layout]) for i in range(0, self.cards, self.per_layout)]
 
     def describe(self, lang: str = "en") -> str:
-        """What the club is asked to do, in one line."""
-        rows = math.ceil(min(self.cards, self.per_layout) / self.columns)
+        """What the club is asked to do, in one line: how many layouts of how many cards."""
+        sizes = self.layout_sizes()
+        rows = math.ceil(sizes[0] / self.columns)
         if lang == "it":
             if self.layouts == 1:
-                return f"{self.cards} carte in {rows} file da {self.columns}"
-            return f"{self.cards} carte in {self.layouts} volte, fino a {self.per_layout} per volta in file da {self.columns}"
+                return f"{self.cards} carte: 1 disposizione, {rows} file da {self.columns}"
+            last = f" (l'ultima da {sizes[-1]})" if sizes[-1] != sizes[0] else ""
+            return f"{self.cards} carte: {self.layouts} disposizioni da {sizes[0]}{last}, file da {self.columns}"
         if self.layouts == 1:
-            return f"{self.cards} cards in {rows} rows of {self.columns}"
-        return f"{self.cards} cards in {self.layouts} layouts of up to {self.per_layout}, in rows of {self.columns}"
+            return f"{self.cards} cards: 1 layout, {rows} rows of {self.columns}"
+        last = f" (the last of {sizes[-1]})" if sizes[-1] != sizes[0] else ""
+        return f"{self.cards} cards: {self.layouts} layouts of {sizes[0]}{last}, rows of {self.columns}"
+
+    def basis(self) -> str:
+        """Where the card size the plan was made for came from, for the command's output."""
+        if self.calibrated:
+            return f"cards {self.card_px:.0f} px tall, measured by the table's calibration"
+        return (f"cards assumed {self.card_px:.0f} px tall ({CARD_HEIGHT_FRAC:.0%} of the frame: the table is not "
+                "calibrated); the cards found are measured at capture")
+
+
+def _too_small(what: str) -> str:
+    return (f"{what}; the recogniser needs at least {MIN_CARD_PX} px: the camera is too far from the table or "
+            "its resolution too low. Set camera.width/height larger (1920x1080 at the documented 76 cm) and "
+            "calibrate again with that --size, or lower the camera (hardware/README.md, 'Camera')")
 
 
 def plan_grid(cards: int, family: str, frame_size: tuple[int, int] = (1280, 720),
-              card_px: float | None = None) -> GridPlan:
-    """The fewest layouts of ``cards`` cards of ``family`` that fit ``frame_size`` with the cards
-    ``card_px`` tall (default: :data:`CARD_HEIGHT_FRAC` of the frame's height) and
-    :data:`GAP_X`/:data:`GAP_Y` apart, in as few rows as make them fit."""
+              card_px: float | None = None, area_px: tuple[float, float] | None = None,
+              min_px: float = MIN_CARD_PX, calibrated: bool = False) -> GridPlan:
+    """The fewest layouts of ``cards`` cards of ``family`` that fit ``area_px`` (the width and
+    height, px, the cards may cover: default the whole frame) with the cards ``card_px`` tall
+    (default: :data:`CARD_HEIGHT_FRAC` of the frame's height) and :data:`GAP_X`/:data:`GAP_Y`
+    apart, in as few rows as make them fit. Cards under ``min_px`` tall are refused
+    (:class:`CardsTooSmall`); ``calibrated``: ``card_px`` was measured, not assumed."""
     if cards < 1:
         raise ConfigError("no cards to lay out")
     fw, fh = frame_size
     height = card_px if card_px is not None else CARD_HEIGHT_FRAC * fh
-    if height < MIN_CARD_PX:
-        raise ConfigError(f"the cards are only {height:.0f} px tall in the camera's {fw}x{fh} frames; the "
-                          f"recogniser needs at least {MIN_CARD_PX} px: a larger frame or a lower camera")
+    if height < min_px:
+        how = "measured by the table's calibration" if calibrated else "at the planned share of the frame"
+        raise CardsTooSmall(_too_small(f"the cards are only {height:.0f} px tall in the camera's {fw}x{fh} "
+                                       f"frames ({how})") + ". Nothing was written")
+    aw, ah = area_px if area_px is not None else (fw, fh)
+    aw, ah = min(aw, fw), min(ah, fh)
     width = height / CARD_ASPECT[deck_family(family)]
-    max_cols = max(1, math.floor((USABLE * fw + GAP_X * width) / (width * (1 + GAP_X))))
-    max_rows = max(1, math.floor((USABLE * fh + GAP_Y * height) / (height * (1 + GAP_Y))))
+    max_cols = max(1, math.floor((USABLE * aw + GAP_X * width) / (width * (1 + GAP_X))))
+    max_rows = max(1, math.floor((USABLE * ah + GAP_Y * height) / (height * (1 + GAP_Y))))
     layouts = math.ceil(cards / (max_cols * max_rows))
     per_layout = math.ceil(cards / layouts)
     rows = math.ceil(per_layout / max_cols)
     columns = math.ceil(per_layout / rows)
-    return GridPlan(cards, columns, rows, float(height))
+    return GridPlan(cards, columns, rows, float(height), calibrated)
+
+
+def plan_for_table(cards: int, family: str, layout: TableLayout, frame_size: tuple[int, int],
+                   min_px: float = MIN_CARD_PX) -> GridPlan:
+    """:func:`plan_grid` from a calibrated table: the cards as tall as the layout's scale makes
+    them where the mat shows smallest (``vision/table_scale.py``), laid out within the printed
+    mat (the frame of a camera at the documented height shows twice the table's width, off the
+    table at both sides). A layout calibrated on frames of another size is refused."""
+    from referee.vision.printable_mat import mat_size_mm
+    from referee.vision.table_scale import DEFAULT_MAT_PRINT, layout_scale, mat_width_mm
+
+    if tuple(layout.frame_size) != tuple(frame_size):
+        lw, lh = layout.frame_size
+        raise ConfigError(f"the table was calibrated on {lw}x{lh} frames but the camera gives {frame_size[0]}x"
+                          f"{frame_size[1]}: calibrate again with --size {frame_size[0]}x{frame_size[1]}")
+    scale = layout_scale(layout)
+    px_per_mm = scale.px_per_cm / 10.0
+    mat_w, mat_h = mat_size_mm(mat_width_mm(layout.mat or DEFAULT_MAT_PRINT))
+    return plan_grid(cards, family, frame_size, scale.card_px(deck_family(family)),
+                     (mat_w * px_per_mm, mat_h * px_per_mm), min_px, calibrated=True)
+
+
+def check_card_size(quads: Sequence[F32], frame_size: tuple[int, int], min_px: float = MIN_CARD_PX) -> None:
+    """Raise :class:`CardsTooSmall` when the cards found (``quads``, the median of their long
+    sides) lie under ``min_px`` tall (allowing :data:`FOUND_SHARE` for the finder's quad)."""
+    if not quads:
+        return
+    found = float(np.median([_sides(q)[1] for q in quads]))
+    if found < FOUND_SHARE * min_px:
+        raise CardsTooSmall(_too_small(f"the cards found are only {found:.0f} px tall in the camera's "
+                                       f"{frame_size[0]}x{frame_size[1]} frames") + ". Nothing was written")
 
 
 def table_order(family: str, deck: str) -> list[str]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -152,6 +152,10 @@ class TableLayout:
     seat_zones: dict[str, Points] = field(repr=False)
     play_area: Points = field(repr=False)
     stock: Points = field(repr=False)
+    #: the printed mat calibrated on (a name of ``table_scale.MAT_PRINTS``), whose printed
+    #: size turns the homography into px per cm of table; ``None``: a layout written before
+    #: it was recorded (read as the corner kit, ``referee calibrate``'s default)
+    mat: str | None = None
 
     # ---- construction -------------------------------------------------------------------
     @classmethod
@@ -182,6 +186,7 @@ class TableLayout:
         return TableLayout(
             self.seats, (int(frame_size[0]), int(frame_size[1])),
             np.asarray(homography, np.float64).reshape(3, 3), self.seat_zones, self.play_area, self.stock,
+            self.mat,
         )
 
     # ---- checks and mapping -------------------------------------------------------------
@@ -272,13 +277,16 @@ class TableLayout:
 
     # ---- file format --------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "version": LAYOUT_VERSION,
             "mat_size": list(MAT_SIZE),
             "frame_size": list(self.frame_size),
             "seats": list(self.seats),
             "homography": [[float(x) for x in row] for row in self.homography],
         }
+        if self.mat is not None:
+            data["mat"] = self.mat
+        return data
 
     def save(self, path: str | Path) -> None:
         Path(path).write_text(json.dumps(self.to_dict(), indent=2) + "\n", encoding="utf-8")
@@ -302,7 +310,15 @@ class TableLayout:
         seats = data["seats"]
         if not isinstance(seats, list) or not all(isinstance(s, str) for s in seats):
             raise LayoutError(f"{source}: key 'seats' must be a list of seat names")
-        return cls.default(seats, frame, hom)
+        layout = cls.default(seats, frame, hom)
+        mat = data.get("mat")
+        if mat is None:
+            return layout
+        from referee.vision.table_scale import MAT_PRINTS  # it reads MAT_SIZE from here
+
+        if mat not in MAT_PRINTS:
+            raise LayoutError(f"{source}: key 'mat' must name a printed mat ({', '.join(MAT_PRINTS)}), got {mat!r}")
+        return replace(layout, mat=str(mat))
 
     @classmethod
     def load(cls, path: str | Path) -> TableLayout:

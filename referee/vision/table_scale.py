@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
@@ -23,6 +23,9 @@ import numpy.typing as npt
 from referee.errors import ConfigError
 from referee.vision.layout import MAT_SIZE
 from referee.vision.printable_mat import KIT_MAT_WIDTH_MM, SHEET_MAT_WIDTH_MM
+
+if TYPE_CHECKING:
+    from referee.vision.layout import TableLayout
 
 #: the shortest card (pixels, its long side) the recogniser is trained and measured on
 MIN_CARD_PX = 80.0
@@ -36,6 +39,8 @@ MAT_PRINTS: dict[str, float] = {
     "mat-A4": SHEET_MAT_WIDTH_MM["A4"],
     "mat-A3": SHEET_MAT_WIDTH_MM["A3"],
 }
+#: the print a layout is read as when it does not name one (``referee calibrate --mat``'s default)
+DEFAULT_MAT_PRINT = "corners-A4"
 
 
 def mat_width_mm(print_name: str) -> float:
@@ -97,3 +102,9 @@ def table_scale(homography: npt.NDArray[Any], mat_width: float, frame_size: tupl
         area = abs(float(ax * by - ay * bx))
         smallest = min(smallest, math.sqrt(area))
     return TableScale(px_per_cm=smallest / mm_per_unit * 10.0, frame_size=frame_size)
+
+
+def layout_scale(layout: TableLayout) -> TableScale:
+    """The :class:`TableScale` of a calibrated layout, for the mat it names (the corner kit,
+    :data:`DEFAULT_MAT_PRINT`, when it names none)."""
+    return table_scale(layout.homography, mat_width_mm(layout.mat or DEFAULT_MAT_PRINT), layout.frame_size)

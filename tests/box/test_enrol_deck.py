@@ -51,8 +51,9 @@ def test_the_box_camera_holds_a_40_card_deck_in_one_layout_and_a_52_card_deck_in
     assert plan_grid(32, "french").layouts == 1
     french = plan_grid(52, "french")
     assert french.layouts == 2 and [len(c) for c in french.layout_codes(table_order("french", "french-52"))] == [27, 25]
-    assert french.describe() == "52 cards in 2 layouts of up to 27, in rows of 9"
-    assert italian.describe("it") == "40 carte in 4 file da 10"
+    assert french.describe() == "52 cards: 2 layouts of 27 (the last of 25), rows of 9"
+    assert french.describe("it") == "52 carte: 2 disposizioni da 27 (l'ultima da 25), file da 9"
+    assert italian.describe("it") == "40 carte: 1 disposizione, 4 file da 10"
     with pytest.raises(ConfigError, match=r"only 72 px tall .* at least 80 px"):
         plan_grid(40, "italian", frame_size=(640, 450))
 
@@ -227,7 +228,9 @@ def test_enroll_camera_on_a_simulated_box_writes_the_file_the_box_reads(
     assert main(["enroll", "--camera", "--config", str(config)]) == 0
     said = capsys.readouterr().out.splitlines()
     cfg = load_config(config)
-    assert said[0].startswith("lay the deck face up: 40 cards in 4 rows of 10,")
+    assert said[0].startswith("lay the deck face up: 40 cards: 1 layout, 4 rows of 10,")
+    assert said[0].endswith("(cards assumed 115 px tall (16% of the frame: the table is not calibrated); "
+                            "the cards found are measured at capture)")
     assert said[2] == f"enrolled 40 cards of italian from 1 layout(s) -> {cfg.state_dir / 'enrollment-italian.npz'}"
     assert said[3].startswith("read back 40 cards: ") and said[3].endswith(" s in all")
     assert enrollment_in_use(cfg) == cfg.state_dir / "enrollment-italian.npz"

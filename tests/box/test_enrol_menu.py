@@ -59,12 +59,17 @@ def _box(cfg: BoxConfig, enroller: Any) -> tuple[Box, Screens]:
 
 
 def _open_enrol(box: Box) -> None:
-    """Hold OK, then left once (the list wraps: "Enrol deck" is its last entry), OK."""
+    """Hold OK, then left once (the list wraps: "Enrol deck" is its last entry), OK: the plan
+    (how many layouts of how many cards), OK."""
     box.gesture("ok", "hold")
     box.gesture("left", "press")
     screen = on_screen(box.display)
     assert isinstance(screen, MenuScreen) and screen.value == "REGISTRA MAZZO"
     box.gesture("ok", "press")
+    if isinstance(box.menu, EnrolMenu):
+        plan = on_screen(box.display)
+        assert isinstance(plan, MenuScreen) and plan.header_key == "entry_enrol" and " carte: " in plan.label
+        box.gesture("ok", "press")
 
 
 def test_enrol_deck_is_offered_last_on_the_entry_menu_only_with_a_camera() -> None:
@@ -80,6 +85,39 @@ def test_the_entry_menu_has_no_enrol_entry_without_a_camera(cfg: BoxConfig) -> N
     box.gesture("left", "press")
     screen = on_screen(box.display)
     assert isinstance(screen, MenuScreen) and screen.value != "REGISTRA MAZZO"
+
+
+def test_the_enrolment_opens_on_the_plan_how_many_layouts_of_how_many_cards(cfg: BoxConfig) -> None:
+    fake = FakeEnrolment()
+    box, _ = _box(cfg, lambda: fake)
+    box.gesture("ok", "hold")
+    box.gesture("left", "press")
+    box.gesture("ok", "press")
+    plan = on_screen(box.display)
+    assert isinstance(plan, MenuScreen) and plan.label == "40 carte: 2 disposizioni" and plan.value == "20 + 20"
+    render(plan, "it")
+    box.gesture("right", "press")  # the arrows change nothing here
+    assert on_screen(box.display) == plan and fake.captured == []
+    box.gesture("ok", "press")
+    first = on_screen(box.display)
+    assert isinstance(first, MenuScreen) and first.step == "1/2" and fake.captured == []  # nothing captured yet
+    single = FakeEnrolment()
+    single.plan = GridPlan(40, 10, 4, 103.0, calibrated=True)
+    one = EnrolMenu(single, lang="en").screen("en")
+    assert isinstance(one, MenuScreen) and (one.label, one.value) == ("40 cards: 1 layout", "rows of 10")
+    three = GridPlan(40, 5, 3, 81.0)
+    assert three.layout_sizes() == [15, 15, 10] and three.describe("it") == (
+        "40 carte: 3 disposizioni da 15 (l'ultima da 10), file da 5")
+
+
+def test_leaving_on_the_plan_writes_nothing(cfg: BoxConfig) -> None:
+    fake = FakeEnrolment()
+    box, _ = _box(cfg, lambda: fake)
+    box.gesture("ok", "hold")
+    box.gesture("left", "press")
+    box.gesture("ok", "press")
+    box.gesture("left", "hold")  # back
+    assert box.menu is None and fake.captured == [] and not fake.finished
 
 
 def test_the_button_sequence_lays_out_captures_refuses_a_missing_card_and_reports(cfg: BoxConfig) -> None:
@@ -121,7 +159,7 @@ def test_leaving_before_the_last_layout_writes_nothing(cfg: BoxConfig) -> None:
     _open_enrol(box)
     box.gesture("ok", "press")
     box.gesture("left", "hold")  # back
-    assert box.menu is None and not fake.finished
+    assert box.menu is None and fake.captured == [0] and not fake.finished
 
 
 def test_camera_plays_while_the_deck_is_laid_out_are_not_plays(cfg: BoxConfig) -> None:
@@ -170,6 +208,7 @@ def test_a_simulated_box_enrols_its_deck_with_the_buttons_and_reads_with_it(cfg:
     _open_enrol(box)
     screen: Screen | None = on_screen(box.display)
     assert isinstance(screen, MenuScreen) and screen.step == "" and screen.label == "40 carte, file di 10: OK"
+    assert isinstance(box.menu, EnrolMenu) and not box.menu.enrolment.plan.calibrated  # simulated: assumed
     box.gesture("ok", "press")
     report = on_screen(box.display)
     assert isinstance(report, MenuScreen) and report.header_key == "enrol_done", report

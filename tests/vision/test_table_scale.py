@@ -122,3 +122,29 @@ def test_calibrate_grabs_from_a_source_at_the_size_asked_for(tmp_path: Path, cap
     with pytest.raises(SystemExit):
         main(["calibrate", "--source", "sim", "--size", "1920"])
     assert "expected WIDTHxHEIGHT such as 1920x1080, got '1920'" in capsys.readouterr().err
+
+
+def test_the_layout_keeps_the_mat_it_was_calibrated_on_and_the_enrolment_grid_is_planned_from_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from referee.box.enrol_deck import grid_plan
+    from referee.vision.layout import TableLayout
+
+    assert _calibrate(tmp_path, _kit_photo(1.08)) == 0
+    layout_file = tmp_path / "layout.json"
+    assert json.loads(layout_file.read_text())["mat"] == "corners-A4"
+    layout = TableLayout.load(layout_file)
+    plan = grid_plan(40, "italian", layout.frame_size, layout_file)
+    # 10.8 px per cm: a 9.5 cm card 103 px tall; the 88 x 49.5 cm mat holds 4 rows of 10
+    assert plan.calibrated and plan.card_px == pytest.approx(102.6, abs=0.5)
+    assert (plan.layouts, plan.rows, plan.columns) == (1, 4, 10)
+    assert plan.describe("it") == "40 carte: 1 disposizione, 4 file da 10"
+    assert grid_plan(52, "french", layout.frame_size, layout_file).describe("it") == (
+        "52 carte: 2 disposizioni da 27 (l'ultima da 25), file da 9")
+    capsys.readouterr()
+    # the same frame at 7.2 px per cm (the documented height at 1280x720): refused, saying why
+    assert _calibrate(tmp_path, _kit_photo(0.72)) == 0
+    small = TableLayout.load(layout_file)
+    with pytest.raises(ConfigError, match=r"only 68 px tall .*measured by the table's calibration.* at least 80 px: "
+                                          r"the camera is too far from the table or its resolution too low"):
+        grid_plan(40, "italian", small.frame_size, layout_file)
