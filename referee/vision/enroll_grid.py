@@ -47,6 +47,10 @@ MOST_CARDS = 64
 #: a found card's sides may differ from the median card's by this share (the mat's square
 #: markers and pips proposed as cards differ by far more; cards of one deck by a few percent)
 SIZE_SLACK = 0.15
+#: a quad at least this share of the median card's sides (and smaller than
+#: :data:`SIZE_SLACK` allows) is a card found by the frame inside its border: the pips' frame
+#: of a pale 8 of diamonds at 96 px, 83 % x 94 %; one pip is a third of a card or less
+INNER_SHARE = 0.65
 
 
 def deck_order(family: str, order: str | None = None) -> list[str]:
@@ -111,15 +115,20 @@ def card_quads(image: U8, most: int = MOST_CARDS, markers: Sequence[Sequence[flo
 
 
 def _off_the_markers(image: U8, quads: Sequence[F32], markers: Sequence[Sequence[float]]) -> list[F32]:
-    """The quads that hold none of the mat's corner markers (the finder grows a card-sized
-    quad from a marker's white border; on a French deck it is as big as a card) and lie
-    wholly in the frame."""
+    """The quads that touch none of the mat's corner markers (the finder grows a card-sized
+    quad from a marker's white border, holding the marker or only part of it; on a French
+    deck, or a frame where the markers are as big as the cards, it is as big as a card) and
+    lie wholly in the frame."""
     from referee.vision.calibrate import find_markers
 
-    centres = [*(m.mean(axis=0) for m in find_markers(image).values()), *markers]
+    seen = list(find_markers(image).values())
+    centres = [*(m.mean(axis=0) for m in seen), *markers]
+    # a quad whose edge passes nearer a marker's centre than the marker's half diagonal
+    # overlaps the marker (a marker not seen in this frame: only a quad holding its centre)
+    reach = 0.5 * float(np.median([np.linalg.norm(m[2] - m[0]) for m in seen])) if seen else 0.0
     h, w = image.shape[:2]
     return [q for q in quads
-            if not any(cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(c[0]), float(c[1])), False) >= 0
+            if not any(cv2.pointPolygonTest(q.reshape(-1, 1, 2), (float(c[0]), float(c[1])), True) >= -reach
                        for c in centres)
             # a card laid out for the camera lies wholly in the frame; a quad the finder grew
             # past the frame's edge is a marker it could not tell, or a card half out of view
@@ -128,19 +137,45 @@ def _off_the_markers(image: U8, quads: Sequence[F32], markers: Sequence[Sequence
 
 def _like_the_others(quads: Sequence[F32]) -> list[F32]:
     """The quads whose short and long sides are within :data:`SIZE_SLACK` of the median card's,
-    each centre inside no bigger quad kept before it (one card found twice)."""
+    each centre inside no bigger quad kept before it (one card found twice); then each card
+    found only by its inner frame (:data:`INNER_SHARE`), grown to the median card's size."""
     if not quads:
         return []
     sides = np.array([_sides(q) for q in quads])
     short, long = np.median(sides, axis=0)
-    ok = (np.abs(sides[:, 0] / short - 1) <= SIZE_SLACK) & (np.abs(sides[:, 1] / long - 1) <= SIZE_SLACK)
-    kept: list[int] = []
+    share = sides / np.array([short, long])
+    ok = (np.abs(share - 1) <= SIZE_SLACK).all(axis=1)
+    kept: list[F32] = []
+    order: list[int] = []  # the quad each kept one came from, for reading order
     for i in sorted((int(j) for j in np.flatnonzero(ok)), key=lambda j: -float(sides[j].prod())):
-        centre = quads[i].mean(axis=0)
-        if not any(cv2.pointPolygonTest(quads[k].reshape(-1, 1, 2), (float(centre[0]), float(centre[1])), False) >= 0
-                   for k in kept):
-            kept.append(i)
-    return [quads[i] for i in sorted(kept)]
+        if not any(_holds(k, quads[i].mean(axis=0)) for k in kept):
+            kept.append(quads[i])
+            order.append(i)
+    # A pale card under uneven light may be found only by the frame inside its border (the
+    # pips' or the figure's): smaller than the others, yet at a place no card holds. Every
+    # card of a laid-out deck is the same size, so it is kept grown to the median card at its
+    # centre and angle; a pip proposed from a found card lies inside that card and is not.
+    inner = (share >= INNER_SHARE).all(axis=1) & (share < 1 - SIZE_SLACK).any(axis=1) & (share <= 1).all(axis=1)
+    for i in sorted((int(j) for j in np.flatnonzero(inner)), key=lambda j: -float(sides[j].prod())):
+        grown = _grown(quads[i], float(short), float(long))
+        if not any(_holds(k, quads[i].mean(axis=0)) or _holds(grown, k.mean(axis=0)) for k in kept):
+            kept.append(grown)
+            order.append(i)
+    return [kept[k] for k in np.argsort(order, kind="stable")]
+
+
+def _holds(quad: F32, point: npt.NDArray[np.float32]) -> bool:
+    return cv2.pointPolygonTest(quad.reshape(-1, 1, 2), (float(point[0]), float(point[1])), False) >= 0
+
+
+def _grown(quad: F32, short: float, long: float) -> F32:
+    """A portrait-ordered quad ``short`` x ``long`` at ``quad``'s centre and angle."""
+    across = (quad[1] - quad[0]) + (quad[2] - quad[3])
+    down = (quad[3] - quad[0]) + (quad[2] - quad[1])
+    u = across / max(1e-6, float(np.linalg.norm(across))) * short / 2
+    v = down / max(1e-6, float(np.linalg.norm(down))) * long / 2
+    c = quad.mean(axis=0)
+    return np.array([c - u - v, c + u - v, c + u + v, c - u + v], np.float32)
 
 
 def _sides(quad: F32) -> tuple[float, float]:

@@ -249,3 +249,37 @@ def test_two_cards_at_one_place_are_named_and_a_row_short_of_cards_too() -> None
     pushed = [*grid[:2], quad(100 + 80 * 1 + 25, 100), *grid[3:]]
     _, problems = locate(pushed, codes, 3)
     assert problems == ["row 1, column 2 (8C): 2 cards found (lay them apart)", "row 1, column 3 (9C): no card found"]
+
+
+def test_a_pale_card_found_only_by_its_inner_frame_is_placed_and_cut_at_the_decks_card_size() -> None:
+    from referee.vision.enroll_grid import _like_the_others
+
+    def quad(cx: float, cy: float, w: float = 60.0, h: float = 100.0) -> np.ndarray:
+        return np.array([[cx - w / 2, cy - h / 2], [cx + w / 2, cy - h / 2], [cx + w / 2, cy + h / 2],
+                         [cx - w / 2, cy + h / 2]], np.float32)
+
+    cards = [quad(100 + 80 * c, 100 + 120 * r) for r in range(2) for c in range(3)]
+    # the card at row 1, column 2 found only by its pips' frame (83 % x 94 %); a pip of the
+    # card at row 2, column 1 proposed as a card of that frame's size too
+    found = [*cards[:1], quad(180, 100, 50, 94), *cards[2:], quad(100, 230, 50, 94)]
+    kept = _like_the_others(found)
+    assert len(kept) == 6
+    grown = next(q for q in kept if abs(q.mean(axis=0) - (180, 100)).max() < 1)
+    assert np.allclose(grown, cards[1], atol=0.5)  # the deck's card size at the frame's centre
+    assert not any(np.allclose(q, found[-1]) for q in kept)  # the pip inside a card found is not a card
+    _, problems = locate(kept, ["7C", "8C", "9C", "10C", "JC", "QC"], 3)
+    assert problems == []
+
+
+@pytest.mark.slow
+def test_a_deck_at_the_documented_mounting_is_found_whole_past_card_sized_markers_and_pale_cards() -> None:
+    # 1920x1080 at 76 cm (10.8 px per cm): the finder grows card-sized quads from the mat's
+    # corner markers that hold only part of a marker, and finds bastoni 1 to 3, pale under
+    # this seed's light, only by the frame inside their border
+    plan = GridPlan(40, 10, 4, 102.6, calibrated=True)  # as planned within the corner kit's mat
+    table = LaidOutDeck(ITALIAN, plan, seed=1, frame_size=(1920, 1080))
+    table.lay_out(0)
+    image = next(table.frames(1)).image
+    quads = card_quads(image, most=40, markers=table.markers())
+    at, problems = locate(quads, ITALIAN, plan.columns)
+    assert problems == [] and len(at) == 40
