@@ -12,10 +12,14 @@ the result before using it (``referee enroll --grid`` writes one beside the enro
 Best with the box's own camera and light (the EPFL benchmark: enrolling from table frames
 lifted an unknown deck from 1 % to 95 %). For that (``referee enroll --camera``, the box's
 "Enrol deck": :mod:`referee.box.enrol_deck`) the deck is laid out in the rows of a
-:class:`GridPlan` (:func:`plan_grid`: as few layouts as keep every card at least
-:data:`MIN_CARD_PX` tall in the camera's frame) and each card is named by its place
-(:func:`locate`): a place with no card, two cards, or a card where the order lists none is a
-:class:`LayoutError` naming the places.
+:class:`GridPlan`: as few layouts as the area holds. On a calibrated table
+(:func:`plan_for_table`) the cards are as tall as the layout's measured scale makes them and
+the area is the printed mat; without one (:func:`plan_grid`) they are assumed
+:data:`CARD_HEIGHT_FRAC` of the frame tall and the area is the frame. Cards under
+:data:`MIN_CARD_PX` are refused (:class:`CardsTooSmall`), when planned and again when found
+(:func:`check_card_size`): the camera is too far or its frames too small. Each card is named
+by its place (:func:`locate`): a place with no card, two cards, or a card where the order
+lists none is a :class:`LayoutError` naming the places.
 """
 
 from __future__ import annotations
