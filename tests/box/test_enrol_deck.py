@@ -283,3 +283,20 @@ def test_a_deck_at_the_documented_mounting_is_found_whole_past_card_sized_marker
     quads = card_quads(image, most=40, markers=table.markers())
     at, problems = locate(quads, ITALIAN, plan.columns)
     assert problems == [] and len(at) == 40
+
+
+def test_enroll_camera_refuses_a_camera_too_far_for_80_px_cards_before_opening_it(tmp_path: Path) -> None:
+    from referee.cli import main
+    from referee.vision.layout import MAT_SIZE, TableLayout
+    from referee.vision.printable_mat import KIT_MAT_WIDTH_MM
+
+    s = 0.72 * KIT_MAT_WIDTH_MM["A4"] / MAT_SIZE[0]  # 7.2 px per cm: 76 cm over the table at 1280x720
+    homography = np.array([[s, 0, (1280 - s * MAT_SIZE[0]) / 2], [0, s, (720 - s * MAT_SIZE[1]) / 2], [0, 0, 1.0]])
+    TableLayout.default(("N", "S"), (1280, 720), homography).save(tmp_path / "layout.json")
+    config = tmp_path / "config.toml"
+    config.write_text('state_dir = "state"\nlayout = "layout.json"\n[game]\nname = "briscola-2"\nseats = ["N", "S"]\n'
+                      'teams = [["N"], ["S"]]\n[camera]\nsource = "usb:7"\n')
+    with pytest.raises(ConfigError, match=r"only 68 px tall in the camera's 1280x720 frames \(measured by the "
+                                          r"table's calibration\).*too far from the table.*Nothing was written"):
+        main(["enroll", "--camera", "--config", str(config)])
+    assert not (tmp_path / "state" / "enrollment-italian.npz").exists()

@@ -260,3 +260,47 @@ def test_a_box_with_a_camera_enrols_belottas_deck_from_the_camera_frames(cfg: Bo
     assert report.value.endswith("/32") and camera.reads >= 4  # frames read from the camera, gaps skipped
     assert feed.enrollments[0].codes == tuple(sorted(order))
     assert (cfg.state_dir / "enrollment-french.npz").exists()
+
+
+def _calibrated_at(tmp_path: Path, px_per_cm: float, frame_size: tuple[int, int]) -> Path:
+    """The layout file of a camera straight over the A4 corner kit, ``px_per_cm`` of table."""
+    import numpy as np
+
+    from referee.vision.layout import MAT_SIZE, TableLayout
+    from referee.vision.printable_mat import KIT_MAT_WIDTH_MM
+
+    s = px_per_cm / 10 * KIT_MAT_WIDTH_MM["A4"] / MAT_SIZE[0]
+    tx, ty = (frame_size[0] - s * MAT_SIZE[0]) / 2, (frame_size[1] - s * MAT_SIZE[1]) / 2
+    layout = TableLayout.default(("N", "W", "S", "E"), frame_size, np.array([[s, 0, tx], [0, s, ty], [0, 0, 1.0]]))
+    path = tmp_path / "layout.json"
+    dataclasses.replace(layout, mat="corners-A4").save(path)
+    return path
+
+
+def test_a_camera_too_far_for_80_px_cards_is_refused_on_the_screen_before_anything_is_laid_out(
+        cfg: BoxConfig, tmp_path: Path) -> None:
+    from referee.box.enrol_deck import box_enrolment
+
+    # the documented 76 cm at the default 1280x720: the calibration measures 68 px cards
+    cfg = dataclasses.replace(cfg, layout=_calibrated_at(tmp_path, 7.2, (1280, 720)))
+    box, _ = _box(cfg, lambda: box_enrolment(cfg, FakeFeed()))
+    box.gesture("ok", "hold")
+    box.gesture("left", "press")
+    box.gesture("ok", "press")
+    screen = on_screen(box.display)
+    assert isinstance(screen, RefusedScreen) and box.menu is None
+    assert "only 68 px tall" in screen.reason and "camera is too far from the table" in screen.reason
+    assert not (cfg.state_dir / "enrollment-italian.npz").exists()
+
+
+def test_the_box_plans_from_its_calibrated_table_and_says_so_first(cfg: BoxConfig, tmp_path: Path) -> None:
+    from referee.box.enrol_deck import grid_plan
+
+    # 1920x1080 at 76 cm: the Binocolo deck's 48 cards, 96 px tall, in two layouts within the mat
+    layout = _calibrated_at(tmp_path, 10.8, (1920, 1080))
+    plan = grid_plan(48, "french", (1920, 1080), layout)
+    assert plan.calibrated and round(plan.card_px) == 96 and plan.layout_sizes() == [24, 24]
+    fake = FakeEnrolment()
+    fake.plan = plan
+    screen = EnrolMenu(fake).screen("it")
+    assert isinstance(screen, MenuScreen) and (screen.label, screen.value) == ("48 carte: 2 disposizioni", "24 + 24")
