@@ -18,6 +18,8 @@ picture. Each scene is read at the photo's size and area-shrunk (JPEG 60) so the
 160 and 100 px tall, along two paths:
 
 detect   ``referee detect``'s path (``detect_image``: finder + classifier, no history)
+live     the live loop's frame pipeline (``FramePipeline.process``) at 1280 px wide, the card
+         size known as on a calibrated table, the still scene seen three times
 crop     the classifier alone on the covered card cut along its true quad
 
 Per path, occluder and fraction, the covered card's outcome (``sure`` is the tracker's
@@ -328,6 +330,23 @@ def judge_detections(scene: Scene, cards: list[dict[str, Any]], sure: float) -> 
     return "unsure", card, p, cover_right
 
 
+def live_read(pipeline: FramePipeline, scene: Scene, frames: int = 3, width: int = 1280) -> list[dict[str, Any]]:
+    """The live loop's frame pipeline on the scene seen ``frames`` times (a still trick: the
+    outline split comes once a blob was seen before) at the camera's ``width``, with the card
+    size known as a calibrated table knows it (from the covered card's true quad)."""
+    s = min(1.0, width / scene.image.shape[1])
+    image = scene.image if s == 1.0 else np.asarray(
+        cv2.resize(scene.image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), np.uint8)
+    pipeline.finder.reset()
+    pipeline.finder.observe((scene.covered_quad * np.float32(s))[None])
+    for _ in range(frames):
+        dets = pipeline.process(image)
+    cards = dets.to_json()
+    for c in cards:
+        c["quad"] = (np.array(c["quad"], np.float32) / np.float32(s)).tolist()
+    return cards
+
+
 def judge_read(card: str, p: float, truth: str, sure: float) -> str:
     if card == truth:
         return "r-sure" if p >= sure else "r-unsure"
@@ -356,7 +375,8 @@ def plan(photos: list[DeckPhoto], limit: int | None, seed: int) -> list[tuple[De
 
 def run(args: argparse.Namespace) -> list[Result]:
     classifier = CardClassifier.load("italian", args.model_dir, threads=1)
-    pipeline = None if args.crops_only else FramePipeline.create(classifier)
+    pipeline = None if args.crops_only or "detect" not in args.paths else FramePipeline.create(classifier)
+    live = None if args.crops_only or "live" not in args.paths else FramePipeline.create(classifier)
     sure = TrackerConfig().sure_share
     photos = deck_photos(decks=args.decks)
     results: list[Result] = []
@@ -390,6 +410,10 @@ def run(args: argparse.Namespace) -> list[Result]:
                         outcome, read, p, cover_ok = judge_detections(seen, found, sure)
                         results.append(Result(photo.deck, photo.card, kind, place, fraction, round(seen.hidden, 3),
                                               label, "detect", outcome, read, round(p, 3), cover_ok))
+                    if live is not None:
+                        outcome, read, p, cover_ok = judge_detections(seen, live_read(live, seen), sure)
+                        results.append(Result(photo.deck, photo.card, kind, place, fraction, round(seen.hidden, 3),
+                                              label, "live", outcome, read, round(p, 3), cover_ok))
                     if args.save is not None:
                         name = f"{photo.deck}_{photo.card}_{kind}_{place}_{int(fraction * 100)}_{label}.jpg"
                         cv2.imwrite(str(args.save / name), seen.image)
@@ -400,11 +424,14 @@ def run(args: argparse.Namespace) -> list[Result]:
 
 def show(results: list[Result], sure: float) -> None:
     print(f"sure = TrackerConfig.sure_share = {sure}; cells: % of covered cards (n)")
-    for path in ("detect", "crop"):
+    titles = {"detect": "referee detect (finder + classifier, no history)",
+              "live": "the live loop's frame pipeline, card size known, the scene seen 3 times",
+              "crop": "classifier on the true quad"}
+    for path, title in titles.items():
         rows = [r for r in results if r.path == path]
         if not rows:
             continue
-        print(f"\n== {path}: {'referee detect (finder + classifier)' if path == 'detect' else 'classifier on the true quad'}")
+        print(f"\n== {path}: {title}")
         print(f"{'height':6} {'occluder':8} {'hid':>4} {'n':>4} " + " ".join(f"{o:>8}" for o in OUTCOMES) + f" {'cover':>6}")
         for height in dict.fromkeys(r.height for r in rows):
             for kind in OCCLUDERS:
@@ -435,6 +462,9 @@ def main() -> None:
     parser.add_argument("--heights", nargs="+", default=["photo", "160", "100"],
                         help="photo (as photographed) and/or card heights in px")
     parser.add_argument("--crops-only", action="store_true", help="the classifier on the true quads only (no finder)")
+    parser.add_argument("--paths", nargs="+", choices=("detect", "live"), default=["detect", "live"],
+                        help="finder paths beside the crop: detect (referee detect) and/or live (the live "
+                             "loop's frame pipeline, card size known)")
     parser.add_argument("--save", type=Path, default=None, help="write every scene here (JPEG) to look at")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--verbose", action="store_true")
