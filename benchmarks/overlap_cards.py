@@ -215,13 +215,13 @@ def lay(canvas: F32, art: U8, quad: F32, rng: np.random.Generator) -> F32:
     src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     size = (canvas.shape[1], canvas.shape[0])
     m = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
-    alpha = cv2.warpPerspective(rounded_alpha(w, h, 0.055 * w), m, size, flags=cv2.INTER_LINEAR)
+    alpha = np.asarray(cv2.warpPerspective(rounded_alpha(w, h, 0.055 * w), m, size, flags=cv2.INTER_LINEAR), np.float32)
     _, _, _, _, card_h = card_frame(quad)
     shade(canvas, alpha, rng.uniform(0.006, 0.018, 2).astype(np.float32) * card_h, 0.012 * card_h, rng.uniform(0.25, 0.45))
     face = cv2.warpPerspective(art, m, size, flags=cv2.INTER_LINEAR).astype(np.float32)
     canvas *= (1.0 - alpha)[..., None]
     canvas += face * alpha[..., None]
-    return np.asarray(alpha, np.float32)
+    return alpha
 
 
 def finger(canvas: F32, shape: F32, card_w: float, rng: np.random.Generator) -> F32:
@@ -230,7 +230,7 @@ def finger(canvas: F32, shape: F32, card_w: float, rng: np.random.Generator) -> 
     size = (canvas.shape[0], canvas.shape[1])
     mask = np.zeros(size, np.uint8)
     cv2.fillConvexPoly(mask, np.round(shape * 4).astype(np.int32), 255, cv2.LINE_AA, shift=2)
-    alpha = cv2.GaussianBlur(mask.astype(np.float32) / 255.0, (0, 0), max(0.6, 0.004 * card_w))
+    alpha = np.asarray(cv2.GaussianBlur(mask.astype(np.float32) / 255.0, (0, 0), max(0.6, 0.004 * card_w)), np.float32)
     shade(canvas, alpha, rng.uniform(0.02, 0.05, 2).astype(np.float32) * card_w, 0.03 * card_w, rng.uniform(0.3, 0.5))
     # distance from the finger's outline, as a fraction of its half-width: 0 at the side, 1 on the axis
     inside = cv2.distanceTransform(mask, cv2.DIST_L2, 5) / max(1.0, FINGER_WIDTH * card_w / 2)
@@ -240,7 +240,7 @@ def finger(canvas: F32, shape: F32, card_w: float, rng: np.random.Generator) -> 
     skin += rng.normal(0, 3, skin.shape).astype(np.float32)  # skin texture
     canvas *= (1.0 - alpha)[..., None]
     canvas += skin * alpha[..., None]
-    return np.asarray(alpha, np.float32)
+    return alpha
 
 
 def compose(photo: DeckPhoto, cover: DeckPhoto | None, kind: str, place: str, fraction: float,
