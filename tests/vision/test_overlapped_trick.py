@@ -20,6 +20,7 @@ from referee.table.proposal import ProposedPlay
 from referee.vision.detections import Detections
 from referee.vision.layout import TableLayout, default_seat_names
 from referee.vision.live import LiveVision
+from referee.vision.pipeline import FramePipeline
 from referee.vision.simulator.camera import CameraSpec
 from referee.vision.simulator.scene import (
     CardSpec,
@@ -188,3 +189,21 @@ def test_a_finger_over_a_played_card_neither_misreads_it_nor_plays_it_again(clas
     seen = _watch(classifier, layout, [(first,), (first, second), (first, second)], "wood", 2, hands=(hand,))
     _no_sure_misread(seen)
     _each_card_one_play(seen, [first, second])  # the fingers make no new play, nor a doubt
+
+
+@pytest.mark.parametrize(("seats", "hidden"), [(2, 0.2), (2, 0.4), (4, 0.4)])
+@pytest.mark.parametrize(("texture", "seed"), [("wood", 2), ("plain", 3)])
+def test_a_photo_of_an_overlapped_trick_reads_no_covered_card_surely_as_another(
+    classifier: CardClassifier, seats: int, hidden: float, texture: str, seed: int
+) -> None:
+    # referee detect's path: one picture, no card size known, no frames to vote over
+    layout = TableLayout.default(default_seat_names(seats), CAMERA.size, CAMERA.matrix)
+    codes = ["coppe_3", "spade_7"] if seats == 2 else ["denari_5", "bastoni_2", "coppe_7", "spade_4"]
+    cards = _trick(layout, codes, [8.0, -10.0, 20.0, -4.0][:seats], hidden)
+    spec = SceneSpec(cards=tuple(cards), face_set=FACES, texture=texture, texture_seed=seed, camera=CAMERA,
+                     card_height=CARD_HEIGHT)
+    frame = render_scene(spec, np.random.default_rng(seed))
+    dets = FramePipeline.create(classifier).process_still(frame.image)
+    truth = {c.code: np.asarray(c.quad, np.float32) for c in frame.cards}
+    _no_sure_misread(Seen([], [(dets, truth)]))
+    assert codes[-1] in set(dets.card[dets.confidence >= SURE])  # the card on top lies whole
