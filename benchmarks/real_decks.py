@@ -3,6 +3,7 @@
     nice .venv/bin/python benchmarks/real_decks.py                          # committed model, all 8 decks
     nice .venv/bin/python benchmarks/real_decks.py --model-dir build/cand --decks deck05 deck06 deck07 deck08
     nice .venv/bin/python benchmarks/real_decks.py --others                 # + the other real sets and scan prints
+    nice .venv/bin/python benchmarks/real_decks.py --in-frame --heights 245 80   # + the shrunk photos in a camera frame
 
 One card per photo (``../shared/photos/italian_napoletane_real_decks``; the verified quads in
 ``benchmarks/data/napoletane_real_quads.csv``, :mod:`referee.recognition.real_decks`). Per deck:
@@ -16,7 +17,10 @@ crop       the classifier alone on the card cut along its verified quad (no find
 
 then the same with each photo area-downscaled so the card is 245 / 160 / 100 / 80 px tall (the
 box's camera, hardware/README.md) and JPEG-compressed at quality 60, and the confusion pairs
-(label -> read, over all sizes). A deck a model trained on is marked ``seen`` (the model's JSON
+(label -> read, over all sizes). The shrunk photo alone is a tiny image the card fills most of;
+``--in-frame`` also places it in a 1280x720 frame of the photo's own surface (the median colour
+outside the card's quad, with mild noise; a place drawn per photo, seeded by its name), as the
+box's camera sees a card 80-245 px tall on its table, then JPEG 60. A deck a model trained on is marked ``seen`` (the model's JSON
 ``training.real_photos.decks``): its figures say nothing about unseen decks.
 
 ``--others`` adds ``recognition_accuracy.py``'s figures for the same model: held-out scan prints,
@@ -30,6 +34,7 @@ import argparse
 import json
 import sys
 import time
+import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +53,10 @@ from referee.vision.pipeline import FramePipeline
 #: card heights (px) of the shrunk runs, as ``recognition_accuracy.CAMERA_HEIGHTS``
 HEIGHTS = (245, 160, 100, 80)
 JPEG_QUALITY = 60
+#: (width, height) of the box camera's frame for ``--in-frame``
+FRAME = (1280, 720)
+#: a regime: the card height (None: the photo as it is) and whether the photo lies in a frame
+Regime = tuple[int | None, bool]
 
 
 @dataclass
@@ -82,12 +91,37 @@ def shrink(image: np.ndarray, quad: np.ndarray, height: int | None) -> tuple[np.
     return small, quad * np.float32(small.shape[0] / h)
 
 
+def in_frame(image: np.ndarray, quad: np.ndarray, height: int, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The photo shrunk so the card is ``height`` px tall, placed in a :data:`FRAME` of the
+    photo's surface colour (the median outside ``quad``, noise of sd 3) at a place seeded by
+    ``name``, then JPEG-compressed; with the quad in the frame's pixels."""
+    tall = max(float(np.linalg.norm(quad[3] - quad[0])), float(np.linalg.norm(quad[1] - quad[0])))
+    s = height / tall
+    h, w = image.shape[:2]
+    size = (max(8, round(w * s)), max(8, round(h * s)))
+    if size[0] > FRAME[0] or size[1] > FRAME[1]:
+        raise ValueError(f"{name}: a card {height} px tall leaves the photo {size[0]}x{size[1]}, over the frame")
+    small = np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), np.uint8)
+    outside = np.full(image.shape[:2], 255, np.uint8)
+    cv2.fillConvexPoly(outside, quad.astype(np.int32), 0)
+    colour = np.median(image[outside > 0], axis=0)
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    frame = np.clip(colour + rng.normal(0.0, 3.0, (FRAME[1], FRAME[0], 3)), 0, 255).astype(np.uint8)
+    x, y = int(rng.integers(0, FRAME[0] - size[0] + 1)), int(rng.integers(0, FRAME[1] - size[1] + 1))
+    frame[y : y + size[1], x : x + size[0]] = small
+    placed = quad * np.float32(size[1] / h) + np.array([x, y], np.float32)
+    return seen_at(frame, None, JPEG_QUALITY), placed.astype(np.float32)
+
+
 def score_photo(pipeline: FramePipeline | None, classifier: CardClassifier, photo: DeckPhoto, image: np.ndarray,
-                height: int | None) -> Tally:
-    """One photo (at one card size) through the finder and classifier, and its quad's crop through
-    the classifier alone (``pipeline`` None: the crop only)."""
+                height: int | None, framed: bool = False) -> Tally:
+    """One photo (at one card size, alone or in a frame) through the finder and classifier, and
+    its quad's crop through the classifier alone (``pipeline`` None: the crop only)."""
     assert photo.quad is not None
-    img, quad = shrink(image, photo.quad, height)
+    if framed and height is not None:
+        img, quad = in_frame(image, photo.quad, height, f"{photo.deck}/{photo.image.name}")
+    else:
+        img, quad = shrink(image, photo.quad, height)
     cards = [] if pipeline is None else detect_image(pipeline, np.asarray(img, np.uint8))["cards"]
     t = Tally(photos=1)
     hit = None
@@ -112,21 +146,22 @@ def score_photo(pipeline: FramePipeline | None, classifier: CardClassifier, phot
     return t
 
 
-def run(model_dir: Path, decks: list[str] | None, heights: tuple[int, ...], crops_only: bool = False) -> dict[str, Any]:
+def run(model_dir: Path, decks: list[str] | None, heights: tuple[int, ...], crops_only: bool = False,
+        framed: bool = False) -> dict[str, Any]:
     classifier = CardClassifier.load("italian", model_dir, threads=1)
     real = classifier.info.extra.get("training", {}).get("real_photos", {})
     seen = set(real.get("decks", [])) if isinstance(real, dict) else set()
     photos = deck_photos(decks=decks)
     excluded = [p for p in photos if p.quad is None]
-    sizes: list[int | None] = [None, *heights]
-    tallies: dict[tuple[str, int | None], Tally] = {}
+    sizes: list[Regime] = [(None, False), *((h, False) for h in heights), *((h, True) for h in heights if framed)]
+    tallies: dict[tuple[str, Regime], Tally] = {}
     pipeline = None if crops_only else FramePipeline.create(classifier)
     for p in photos:
         if p.quad is None:
             continue
         image = np.asarray(cv2.imread(str(p.image), cv2.IMREAD_COLOR), np.uint8)
-        for h in sizes:
-            tallies.setdefault((p.deck, h), Tally()).add(score_photo(pipeline, classifier, p, image, h))
+        for h, f in sizes:
+            tallies.setdefault((p.deck, (h, f)), Tally()).add(score_photo(pipeline, classifier, p, image, h, f))
     return {"seen": sorted(seen), "excluded": [f"{p.deck}/{p.image.name}" for p in excluded], "tallies": tallies,
             "decks": sorted({p.deck for p in photos}), "sizes": sizes, "crops_only": crops_only}
 
@@ -136,15 +171,17 @@ def show(result: dict[str, Any], model_dir: Path) -> None:
     print(f"model: {model_dir / 'italian.onnx'}  trained on real decks: {', '.join(sorted(seen)) or 'none'}")
     if result["excluded"]:
         print(f"excluded (no verified quad): {', '.join(result['excluded'])}")
-    tallies: dict[tuple[str, int | None], Tally] = result["tallies"]
-    for h in result["sizes"]:
+    tallies: dict[tuple[str, Regime], Tally] = result["tallies"]
+    for h, framed in result["sizes"]:
         label = "as photographed" if h is None else f"card {h} px tall, JPEG {JPEG_QUALITY}"
+        if framed:
+            label += f", in a {FRAME[0]}x{FRAME[1]} frame of the photo's surface"
         if result["crops_only"]:
             label += " (crops only: no finder, right and false/100 not measured)"
         print(f"\n-- {label}\n{'deck':14} {'n':>4} {'right':>7} {'false/100':>8} {'crop':>7}")
         unseen, every = Tally(), Tally()
         for d in result["decks"]:
-            t = tallies.get((d, h))
+            t = tallies.get((d, (h, framed)))
             if t is None:
                 continue
             print(f"{d + (' (seen)' if d in seen else ''):14} {t.row()}")
@@ -170,6 +207,8 @@ def main() -> None:
                         help=f"card heights of the shrunk runs (default {' '.join(map(str, HEIGHTS))}; none: skip)")
     parser.add_argument("--others", action="store_true",
                         help="also the other real sets and held-out scan prints (recognition_accuracy.py)")
+    parser.add_argument("--in-frame", action="store_true",
+                        help=f"also each shrunk photo in a {FRAME[0]}x{FRAME[1]} frame of its surface (the box's view)")
     parser.add_argument("--crops-only", action="store_true",
                         help="the classifier on the verified quads' crops only (no finder): seconds, not minutes")
     parser.add_argument("--json", type=Path, default=None)
@@ -180,12 +219,12 @@ def main() -> None:
         if unknown:
             parser.error(f"--decks: no such deck {', '.join(unknown)}; known: {', '.join(deck_names())}")
     t = time.monotonic()
-    result = run(args.model_dir, args.decks, tuple(args.heights), args.crops_only)
+    result = run(args.model_dir, args.decks, tuple(args.heights), args.crops_only, args.in_frame)
     show(result, args.model_dir)
     print(f"({time.monotonic() - t:.0f}s)")
     out: dict[str, Any] = {"seen": result["seen"], "excluded": result["excluded"], "decks": {
-        f"{d}@{h or 'photo'}": {"photos": v.photos, "right": v.right, "false": v.false, "crop_right": v.crop_right,
-                                "confusions": dict(v.confusions)} for (d, h), v in result["tallies"].items()}}
+        f"{d}@{h or 'photo'}{'-frame' if f else ''}": {"photos": v.photos, "right": v.right, "false": v.false, "crop_right": v.crop_right,
+                                "confusions": dict(v.confusions)} for (d, (h, f)), v in result["tallies"].items()}}
     if args.others:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         from recognition_accuracy import evaluate

@@ -133,7 +133,7 @@ class FramePipeline:
         # pinochle's precision at 87% with the outline splits, 0.5 costs epfl 4% of its reads)
         self.min_confidence = max(floor, self.still_min_confidence)
         try:
-            return self._process_still(image, sure)
+            return self._still_sizes(image, sure)
         finally:
             self.finder.config, self.min_confidence = live, floor
 
@@ -141,6 +141,43 @@ class FramePipeline:
         """A live frame while the card size is still unknown: like :meth:`process_still`, with
         the size priors of a camera over a table (card long side as a fraction of the height)."""
         return self._process_still(image, sure, priors)
+
+    def _still_sizes(self, image: Image, sure: float, priors: Sequence[float] = (0.3, 0.5, 0.65, 0.8)) -> Detections:
+        """A photo's cards at every size it may hold, read as one: the size the first look
+        gives (blobs, then the sure reads'), and each prior (card long side as a fraction of the
+        height, up to a close-up card ~0.8 of it), resolved by :func:`_one_reading`.
+
+        Not the pass with the most sure confidence: a card-sized box around each pip of a large
+        card reads surely as a two or an ace, so four pip boxes outweigh the one whole card
+        (measured on the real Napoletane photos shrunk to 80-245 px: 4 or 5 of denari read as
+        several ``denari_2``); nor only the sure reads' size, which is then the pip box's."""
+        first = self.process(image)
+        passes = [(first, self._outlined(first))]
+        tried = [self.finder.card_size]
+        confident = first[first.confidence >= sure]
+        self.finder.reset()
+        if len(confident) and self.finder.observe(confident.quad):
+            if not _near(self.finder.card_size, tried):
+                again = self.process(image)
+                passes.append((again, self._outlined(again)))
+            tried.append(self.finder.card_size)
+        for frac in priors:
+            self.finder.reset()
+            self.finder.observe(prior_quad(image.shape, frac))
+            if _near(self.finder.card_size, tried):
+                continue
+            tried.append(self.finder.card_size)
+            again = self.process(image)
+            passes.append((again, self._outlined(again)))
+        found = _one_reading(passes, sure)
+        self.finder.reset()
+        self.finder.observe(found[found.confidence >= sure].quad)  # keep the size that worked
+        return found
+
+    def _outlined(self, dets: Detections) -> BoolArray:
+        """Which detections of the last pass are a card's own outline (a blob or an edge-closed
+        region of a card's shape), not a rectangle built at an assumed card size."""
+        return np.array([self.finder.kind_of(q) in OWN_OUTLINE for q in dets.quad], bool)
 
     def _process_still(self, image: Image, sure: float, priors: Sequence[float] = (0.3, 0.5)) -> Detections:
         first = self.process(image)
@@ -256,13 +293,11 @@ def _merge(a: Detections, b: Detections) -> Detections:
     """Both passes' cards; where they overlap, the more confident read."""
     if not len(a) or not len(b):
         return a if len(a) else b
-    both = Detections(
-        quad=np.concatenate([a.quad, b.quad]),
-        group=np.arange(len(a) + len(b), dtype=np.int32),
-        card=np.concatenate([a.card, b.card]),
-        confidence=np.concatenate([a.confidence, b.confidence]),
-        top=[*a.top, *b.top],
-    )
+    return _overlaps_resolved(_concat(a, b))
+
+
+def _overlaps_resolved(both: Detections) -> Detections:
+    """Of detections whose centres lie within half a card of each other, the more confident."""
     order = np.argsort(-both.confidence)
     centres = both.centers
     sizes = np.linalg.norm(both.quad[:, 0] - both.quad[:, 1], axis=1)
@@ -271,6 +306,58 @@ def _merge(a: Detections, b: Detections) -> Detections:
         if all(np.linalg.norm(centres[i] - centres[j]) > 0.5 * sizes[j] for j in kept):
             kept.append(i)
     return both[np.array(sorted(kept), np.int64)]
+
+
+#: hypothesis kinds that are a card's own outline (``finder.hypothesis.Hypothesis.kind``)
+OWN_OUTLINE = ("single", "edge")
+
+
+def _near(size: tuple[float, float] | None, sizes: Sequence[tuple[float, float] | None], tol: float = 0.15) -> bool:
+    """Whether card ``size``'s long side is within ``tol`` of one of ``sizes`` (a pass at it is
+    already done)."""
+    return size is not None and any(s is not None and abs(size[1] - s[1]) <= tol * s[1] for s in sizes)
+
+
+def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, pip_area: float = 0.5,
+                 inside: float = 0.7) -> Detections:
+    """The cards of several passes over one photo at different card sizes (each with which of
+    its detections are a card's own outline), as one reading.  Where a detection lies
+    ``inside`` or more within a sure one at least 1 / ``pip_area`` its area, one of the two is
+    not a card: the small one is the large card's pip or figure box, unless it is a sure card's
+    own outline, and then the large one is that card with the table around it.  Of the rest
+    overlapping, the more confident; then no card far smaller than the sure cards
+    (:func:`_not_smaller`)."""
+    both, outlined = passes[0]
+    for more, own in passes[1:]:
+        both, outlined = _concat(both, more), np.concatenate([outlined, own])
+    if len(both) < 2:
+        return both
+    areas = np.array([float(cv2.contourArea(q.astype(np.float32))) for q in both.quad])
+    is_sure = both.confidence >= sure
+    nested = np.array([[i != j and areas[i] <= pip_area * areas[j] and _inside(both.quad[i], both.quad[j]) >= inside
+                        for j in range(len(both))] for i in range(len(both))]).reshape(len(both), len(both))
+    # nested[i, j]: i lies within j, at most pip_area of it
+    around_card = (nested & (outlined & is_sure)[:, None]).any(axis=0)
+    pip = (nested & (is_sure & ~around_card)[None, :]).any(axis=1) & ~(outlined & is_sure)
+    found = _overlaps_resolved(both[~pip & ~around_card])
+    surest = found[found.confidence >= sure]
+    if not len(surest):
+        return found
+    sides = np.sort(np.stack([np.linalg.norm(surest.quad[:, 1] - surest.quad[:, 0], axis=1),
+                              np.linalg.norm(surest.quad[:, 2] - surest.quad[:, 1], axis=1)], axis=1), axis=1)
+    return _not_smaller(found, (float(np.median(sides[:, 0])), float(np.median(sides[:, 1]))))
+
+
+def _concat(a: Detections, b: Detections) -> Detections:
+    if not len(a) or not len(b):
+        return a if len(a) else b
+    return Detections(
+        quad=np.concatenate([a.quad, b.quad]),
+        group=np.arange(len(a) + len(b), dtype=np.int32),
+        card=np.concatenate([a.card, b.card]),
+        confidence=np.concatenate([a.confidence, b.confidence]),
+        top=[*a.top, *b.top],
+    )
 
 
 def _not_smaller(dets: Detections, size: tuple[float, float] | None, frac: float = 0.4) -> Detections:

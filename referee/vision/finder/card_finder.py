@@ -15,6 +15,7 @@ from referee.vision.detections import Detections, FloatArray, Image
 from referee.vision.finder.blobs import blob_hypotheses
 from referee.vision.finder.config import FinderConfig
 from referee.vision.finder.courts import strip_card_hypotheses, thin_card_hypotheses
+from referee.vision.finder.darker import darker_card_hypotheses
 from referee.vision.finder.edges import edge_card_hypotheses
 from referee.vision.finder.hypothesis import Hypothesis, new_only
 from referee.vision.finder.quad import portrait_order, rectify
@@ -38,7 +39,9 @@ class CardFinder:
     sizes: CardSize = field(default_factory=CardSize)
     _splits: SplitCache = field(default_factory=lambda: SplitCache())
     _refined: RefineCache = field(default_factory=RefineCache)
-    #: the last frame's hypothesis kinds by quad centre (rounded image px): diagnostics
+    #: the last frame's hypothesis kinds by quad centre (rounded image px; a fitted quad under
+    #: its fitted and its first centre): diagnostics, and which photo detections are a card's
+    #: own outline (``pipeline._one_reading``)
     last_kinds: dict[tuple[int, int], str] = field(default_factory=dict)
     #: (height, width) of the last frame's work image: diagnostics
     last_work_shape: tuple[int, int] = (0, 0)
@@ -75,6 +78,8 @@ class CardFinder:
         light_table = float(np.count_nonzero(white >= thresholds[0])) > cfg.light_table_frac * white.size
         if cfg.edge_regions or (cfg.edge_regions is None and light_table):
             hyps += edge_card_hypotheses(small, hyps, cfg, first_group=len(hyps))
+        if cfg.edge_regions:  # photos only (``process_still``): the live loop's cost stays as it is
+            hyps += darker_card_hypotheses(white, thresholds, hyps, cfg, first_group=len(hyps))
         self._splits.roll()
         hyps = sorted(hyps, key=lambda h: -h.score)[: cfg.max_candidates]
         self.last_kinds = {}
@@ -94,6 +99,8 @@ class CardFinder:
             keep_raw = cfg.keep_unrefined if cfg.keep_unrefined is not None else cfg.upper_threshold
             if keep_raw:
                 quads, groups = _with_unrefined(quads, unrefined, groups)
+            # the fitted quads by their own centres too: what each detection was found as
+            self.last_kinds.update({_key(q): h.kind for q, h in zip(quads, hyps, strict=False)})
         crops = [rectify(image, q, cfg.crop_size) for q in quads]
         return Detections(quad=quads.astype(np.float32), crops=crops, group=groups)
 
@@ -113,6 +120,11 @@ class CardFinder:
         self.sizes.reset()
         self._splits = SplitCache()
         self._refined = RefineCache()
+
+    def kind_of(self, quad: FloatArray) -> str:
+        """How the last frame's hypothesis at ``quad`` (image px) was found (``Hypothesis.kind``;
+        "" when it is not one of them)."""
+        return self.last_kinds.get(_key(quad), "")
 
     @property
     def observed(self) -> bool:

@@ -53,6 +53,9 @@ class FinderConfig:
     #: looks light (more than ``light_table_frac`` of the frame passes as card stock).
     edge_regions: bool | None = None
     light_table_frac: float = 0.3
+    #: With ``edge_regions`` True (photos): the opening (a fraction of the frame's short side) that parts a
+    #: card darker than its light table from dark spots touching it (``darker.py``).
+    darker_open_frac: float = 0.01
     #: Fraction of a blob that must be non-white printing for it to count as a card when
     #: measuring the card size (a white check square has none).
     min_ink: float = 0.02

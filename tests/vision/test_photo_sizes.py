@@ -1,0 +1,89 @@
+"""A photo read at several card sizes is one reading: a card's pip boxes read surely at a small
+size never stand beside (or instead of) the whole card read at a larger one, and a cream card
+on a white table, shrunk to the box camera's size, is still found (self-made photos, no
+../shared needed)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from referee.recognition.real_crops import seen_at
+from referee.vision.detections import Detections
+from referee.vision.finder import CardFinder, FinderConfig
+from referee.vision.finder_scenes import PlacedCard, paste_card
+from referee.vision.pipeline import FramePipeline, Read, _one_reading
+
+Image = npt.NDArray[np.uint8]
+
+
+def _box(x: float, y: float, w: float, h: float) -> npt.NDArray[np.float32]:
+    return np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]], np.float32)
+
+
+def _pass(*reads: tuple[npt.NDArray[np.float32], str, float, bool]) -> tuple[Detections, npt.NDArray[np.bool_]]:
+    """One pass's detections: (quad, card, confidence, is the card's own outline)."""
+    dets = Detections(quad=np.stack([q for q, *_ in reads]), group=np.arange(len(reads), dtype=np.int32),
+                      card=np.array([c for _, c, _, _ in reads]), confidence=np.array([p for _, _, p, _ in reads]),
+                      top=[[(c, p)] for _, c, p, _ in reads])
+    return dets, np.array([o for *_, o in reads], bool)
+
+
+def test_pip_boxes_read_surely_at_a_small_size_give_way_to_the_whole_card() -> None:
+    # the real Napoletane photos shrunk to 80-245 px: at a card size a third of the real one the
+    # rectangles built around a 5 of denari's pips read as denari_2 at 0.9-0.98, and the pass
+    # with the most sure confidence (four pip boxes) won over the pass that read the whole card
+    pips = _pass((_box(10, 10, 60, 100), "denari_2", 0.98, False), (_box(90, 10, 60, 100), "denari_2", 0.96, False),
+                 (_box(10, 150, 60, 100), "denari_3", 0.9, False), (_box(90, 160, 60, 100), "denari_2", 0.97, False))
+    whole = _pass((_box(0, 0, 170, 280), "denari_5", 0.93, False))
+    for passes in ([pips, whole], [whole, pips]):
+        found = _one_reading(passes, 0.8)
+        assert found.card.tolist() == ["denari_5"]
+
+
+def test_a_card_found_by_its_own_outline_is_not_swallowed_by_a_larger_box_around_it() -> None:
+    # a close card on a light table: a rectangle at a larger assumed size straddles the card and
+    # the table and can read surely too; the card's own outline says which is the card
+    card = _pass((_box(100, 100, 170, 280), "coppe_5", 0.95, True))
+    around = _pass((_box(0, 0, 300, 500), "coppe_5", 0.95, False))
+    found = _one_reading([card, around], 0.8)
+    assert len(found) == 1 and found.quad[0, 0, 0] == 100
+
+
+def test_cards_side_by_side_at_one_size_are_all_kept() -> None:
+    trick = _pass((_box(0, 0, 60, 100), "coppe_5", 0.95, False), (_box(70, 0, 60, 100), "spade_1", 0.9, False))
+    assert sorted(_one_reading([trick], 0.8).card.tolist()) == ["coppe_5", "spade_1"]
+
+
+class _SureOfPrint:
+    """Sure of crops with printing (a card face), unsure of blank ones."""
+
+    input_size = (64, 112)
+
+    def classify(self, crops: Sequence[Image]) -> list[Read]:
+        return [Read("coppe_5", 0.95 if float(c.std()) > 30 else 0.5, [("coppe_5", 0.95)]) for c in crops]
+
+
+def test_a_cream_card_on_a_white_table_shrunk_small_is_found() -> None:
+    # a yellowed deck on a white table, the photo shrunk so the card is 100 px tall and JPEG 60:
+    # the card is less "white" (bright and unsaturated) than the table, so no whiteness blob is
+    # the card, and its outline breaks open in the tiny image; found as a darker region
+    rng = np.random.default_rng(6)
+    image = np.empty((1280, 960, 3), np.uint8)
+    image[:] = (226, 222, 218)
+    image = np.asarray(cv2.add(image, rng.integers(0, 6, image.shape, dtype=np.uint8)), np.uint8)
+    quad = paste_card(image, PlacedCard((480, 620), 3, 900, aspect=1.7), rng)
+    inside = np.zeros(image.shape[:2], np.uint8)
+    cv2.fillConvexPoly(inside, quad.astype(np.int32), 255)
+    cream = np.clip(image.astype(np.float32) * np.array([0.78, 0.93, 1.0], np.float32), 0, 255).astype(np.uint8)
+    image[inside > 0] = cream[inside > 0]
+    small = seen_at(image, 142, 60)
+    card = quad * np.float32(small.shape[0] / image.shape[0])
+    pipeline = FramePipeline(CardFinder(FinderConfig(split_when_still=True, crop_size=(64, 112))), _SureOfPrint())
+    found = pipeline.process_still(small)
+    assert len(found) == 1
+    centre = found.quad[0].mean(axis=0)
+    assert cv2.pointPolygonTest(card.reshape(-1, 1, 2), (float(centre[0]), float(centre[1])), False) >= 0
