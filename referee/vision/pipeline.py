@@ -144,8 +144,9 @@ class FramePipeline:
 
     def _still_sizes(self, image: Image, sure: float, priors: Sequence[float] = (0.3, 0.5, 0.65, 0.8)) -> Detections:
         """A photo's cards at every size it may hold, read as one: the size the first look
-        gives (blobs, then the sure reads'), and each prior (card long side as a fraction of the
-        height, up to a close-up card ~0.8 of it), resolved by :func:`_one_reading`.
+        gives (blobs, then the sure reads'), and unless a sure read is a card's own outline, each
+        prior (card long side as a fraction of the height, up to a close-up card ~0.8 of it),
+        resolved by :func:`_one_reading`.
 
         Not the pass with the most sure confidence: a card-sized box around each pip of a large
         card reads surely as a two or an ace, so four pip boxes outweigh the one whole card
@@ -161,7 +162,9 @@ class FramePipeline:
                 again = self.process(image)
                 passes.append((again, self._outlined(again)))
             tried.append(self.finder.card_size)
-        for frac in priors:
+        # a sure card's own outline measured the size: no size to guess (and at a guessed size
+        # rectangles over part of that card read as other cards)
+        for frac in [] if any((d.confidence[own] >= sure).any() for d, own in passes) else priors:
             self.finder.reset()
             self.finder.observe(prior_quad(image.shape, frac))
             if _near(self.finder.card_size, tried):
@@ -319,17 +322,23 @@ def _near(size: tuple[float, float] | None, sizes: Sequence[tuple[float, float] 
 
 
 def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, pip_area: float = 0.5,
-                 inside: float = 0.7) -> Detections:
+                 inside: float = 0.7, straddle: float = 0.4) -> Detections:
     """The cards of several passes over one photo at different card sizes (each with which of
-    its detections are a card's own outline), as one reading.  Where a detection lies
-    ``inside`` or more within a sure one at least 1 / ``pip_area`` its area, one of the two is
-    not a card: the small one is the large card's pip or figure box, unless it is a sure card's
-    own outline, and then the large one is that card with the table around it.  Of the rest
-    overlapping, the more confident; then no card far smaller than the sure cards
-    (:func:`_not_smaller`)."""
+    its detections are a card's own outline), as one reading.
+
+    Where a detection lies ``inside`` or more within a sure one at least 1 / ``pip_area`` its
+    area, one of the two is not a card: the small one is the large card's pip or figure box,
+    unless it is a sure card's own outline, and then the large one is that card with the table
+    around it.  Of the rest, most confident first: a detection whose centre lies within half a
+    card of a kept one is the same card; one of another pass (another assumed size) with
+    ``straddle`` or more of it on a kept sure card is a rectangle over part of that card and
+    the table beside it (within one pass, overlapping cards of a trick are the finder's to
+    split).  Then no card far smaller than the sure cards (:func:`_not_smaller`)."""
     both, outlined = passes[0]
-    for more, own in passes[1:]:
+    source = np.zeros(len(both), np.int32)
+    for n, (more, own) in enumerate(passes[1:], 1):
         both, outlined = _concat(both, more), np.concatenate([outlined, own])
+        source = np.concatenate([source, np.full(len(more), n, np.int32)])
     if len(both) < 2:
         return both
     areas = np.array([float(cv2.contourArea(q.astype(np.float32))) for q in both.quad])
@@ -337,9 +346,21 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, pi
     nested = np.array([[i != j and areas[i] <= pip_area * areas[j] and _inside(both.quad[i], both.quad[j]) >= inside
                         for j in range(len(both))] for i in range(len(both))]).reshape(len(both), len(both))
     # nested[i, j]: i lies within j, at most pip_area of it
-    around_card = (nested & (outlined & is_sure)[:, None]).any(axis=0)
-    pip = (nested & (is_sure & ~around_card)[None, :]).any(axis=1) & ~(outlined & is_sure)
-    found = _overlaps_resolved(both[~pip & ~around_card])
+    around_card: BoolArray = np.asarray((nested & (outlined & is_sure)[:, None]).any(axis=0))
+    pip: BoolArray = np.asarray((nested & (is_sure & ~around_card)[None, :]).any(axis=1) & ~(outlined & is_sure))
+    dropped = (pip | around_card).tolist()
+    centres = both.centers
+    shorts = np.linalg.norm(both.quad[:, 0] - both.quad[:, 1], axis=1)
+    kept: list[int] = []
+    for i in np.argsort(-both.confidence, kind="stable").tolist():
+        if dropped[i]:
+            continue
+        if any(np.linalg.norm(centres[i] - centres[j]) <= 0.5 * shorts[j]
+               or (source[i] != source[j] and is_sure[j] and _inside(both.quad[i], both.quad[j]) >= straddle)
+               for j in kept):
+            continue
+        kept.append(i)
+    found = both[np.array(sorted(kept), np.int64)]
     surest = found[found.confidence >= sure]
     if not len(surest):
         return found
