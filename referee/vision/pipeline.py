@@ -164,6 +164,7 @@ class FramePipeline:
             tried.append(self.finder.card_size)
         # a sure card's own outline measured the size: no size to guess (and at a guessed size
         # rectangles over part of that card read as other cards)
+        measured = len(passes)
         for frac in [] if any((d.confidence[own] >= sure).any() for d, own in passes) else priors:
             self.finder.reset()
             self.finder.observe(prior_quad(image.shape, frac))
@@ -172,7 +173,7 @@ class FramePipeline:
             tried.append(self.finder.card_size)
             again = self.process(image)
             passes.append((again, self._outlined(again)))
-        found = _one_reading(passes, sure)
+        found = _one_reading(passes, sure, measured)
         self.finder.reset()
         self.finder.observe(found[found.confidence >= sure].quad)  # keep the size that worked
         return found
@@ -321,19 +322,20 @@ def _near(size: tuple[float, float] | None, sizes: Sequence[tuple[float, float] 
     return size is not None and any(s is not None and abs(size[1] - s[1]) <= tol * s[1] for s in sizes)
 
 
-def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, pip_area: float = 0.5,
-                 inside: float = 0.7, straddle: float = 0.4) -> Detections:
+def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, guessed_from: int = 0,
+                 pip_area: float = 0.5, inside: float = 0.7, straddle: float = 0.4, margin: float = 0.1) -> Detections:
     """The cards of several passes over one photo at different card sizes (each with which of
     its detections are a card's own outline), as one reading.
 
     Where a detection lies ``inside`` or more within a sure one at least 1 / ``pip_area`` its
     area, one of the two is not a card: the small one is the large card's pip or figure box,
-    unless it is a sure card's own outline, and then the large one is that card with the table
-    around it.  Of the rest, most confident first: a detection whose centre lies within half a
-    card of a kept one is the same card; one of another pass (another assumed size) with
-    ``straddle`` or more of it on a kept sure card is a rectangle over part of that card and
-    the table beside it (within one pass, overlapping cards of a trick are the finder's to
-    split).  Then no card far smaller than the sure cards (:func:`_not_smaller`)."""
+    unless it is a sure card's own outline or read surer by over ``margin``, and then the large
+    one is that card with the table around it, or a box around several cards (which reads less
+    surely than each of them).  Of the rest, most confident first: a detection whose centre lies within half a
+    card of a kept one is the same card; one of another pass with ``straddle`` or more of it on
+    a kept sure card, either of them at a guessed size (``passes[guessed_from:]``), is a
+    rectangle over part of that card and the table beside it (within one pass, and between
+    sizes measured on the photo's cards, overlapping cards are the finder's to split).  Then no card far smaller than the sure cards (:func:`_not_smaller`)."""
     both, outlined = passes[0]
     source = np.zeros(len(both), np.int32)
     for n, (more, own) in enumerate(passes[1:], 1):
@@ -343,10 +345,12 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, pi
         return both
     areas = np.array([float(cv2.contourArea(q.astype(np.float32))) for q in both.quad])
     is_sure = both.confidence >= sure
-    nested = np.array([[i != j and areas[i] <= pip_area * areas[j] and _inside(both.quad[i], both.quad[j]) >= inside
-                        for j in range(len(both))] for i in range(len(both))]).reshape(len(both), len(both))
-    # nested[i, j]: i lies within j, at most pip_area of it
-    around_card: BoolArray = np.asarray((nested & (outlined & is_sure)[:, None]).any(axis=0))
+    geo = np.array([[i != j and areas[i] <= pip_area * areas[j] and _inside(both.quad[i], both.quad[j]) >= inside
+                     for j in range(len(both))] for i in range(len(both))]).reshape(len(both), len(both))
+    # geo[i, j]: i lies within j, at most pip_area of it; surer[i, j]: i read surer than j by over margin
+    surer = both.confidence[:, None] > both.confidence[None, :] + margin
+    nested = geo & ~surer
+    around_card: BoolArray = np.asarray((geo & (surer | outlined[:, None]) & is_sure[:, None]).any(axis=0))
     pip: BoolArray = np.asarray((nested & (is_sure & ~around_card)[None, :]).any(axis=1) & ~(outlined & is_sure))
     dropped = (pip | around_card).tolist()
     centres = both.centers
@@ -356,7 +360,8 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, pi
         if dropped[i]:
             continue
         if any(np.linalg.norm(centres[i] - centres[j]) <= 0.5 * shorts[j]
-               or (source[i] != source[j] and is_sure[j] and _inside(both.quad[i], both.quad[j]) >= straddle)
+               or (source[i] != source[j] and max(source[i], source[j]) >= guessed_from and is_sure[j]
+                   and _inside(both.quad[i], both.quad[j]) >= straddle)
                for j in kept):
             continue
         kept.append(i)

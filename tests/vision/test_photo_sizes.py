@@ -87,3 +87,11 @@ def test_a_cream_card_on_a_white_table_shrunk_small_is_found() -> None:
     assert len(found) == 1
     centre = found.quad[0].mean(axis=0)
     assert cv2.pointPolygonTest(card.reshape(-1, 1, 2), (float(centre[0]), float(centre[1])), False) >= 0
+
+
+def test_two_cards_read_surely_inside_a_less_sure_box_around_both_stay_two_cards() -> None:
+    # the real pinochle photos: a rectangle at a guessed size spanning two overlapping cards read
+    # as a queen at 0.84 while each card read at 1.0 at its own size; the box is not the card
+    cards = _pass((_box(0, 0, 60, 100), "JD", 1.0, False), (_box(45, 0, 60, 100), "10S", 1.0, False))
+    around = _pass((_box(-5, -5, 115, 180), "QS", 0.84, False))
+    assert sorted(_one_reading([cards, around], 0.8, 1).card.tolist()) == ["10S", "JD"]
