@@ -1,9 +1,10 @@
 """Overlapped trick cards on real photos: a card partly covered by the next card of the trick or
 by a finger, read right, honestly unsure, or (the failure) surely read as another card.
 
-    nice -n 19 .venv/bin/python benchmarks/overlap_cards.py                 # every verified photo
-    nice -n 19 .venv/bin/python benchmarks/overlap_cards.py --limit 3       # 3 photos per deck: minutes
+    nice -n 19 .venv/bin/python benchmarks/overlap_cards.py                 # every verified photo: hours
+    nice -n 19 .venv/bin/python benchmarks/overlap_cards.py --limit 3       # 3 photos per deck: ~15 min
     nice -n 19 .venv/bin/python benchmarks/overlap_cards.py --limit 3 --crops-only --json /tmp/ov.json
+    nice -n 19 .venv/bin/python benchmarks/overlap_cards.py --limit 3 --paths detect   # the still path only
 
 Each real Napoletane photo (``../shared/photos/italian_napoletane_real_decks``, its verified quad
 in ``benchmarks/data/napoletane_real_quads.csv``) has its card covered by 10/20/30/40% of its
