@@ -1,0 +1,77 @@
+"""``referee detect``'s path on real photos of Napoletane decks no model trained on, shrunk to the
+box camera's card sizes: each photo is its one card, never cards cut from its own pips (needs
+../shared and the committed Italian model)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from referee.paths import models_dir
+from referee.recognition import CardClassifier
+from referee.recognition.real_crops import seen_at
+from referee.recognition.real_decks import DeckPhoto, deck_photos
+from referee.vision.pipeline import FramePipeline
+
+pytestmark = [pytest.mark.shared("photos/italian_napoletane_real_decks"),
+              pytest.mark.skipif(not (models_dir() / "italian.onnx").is_file(), reason="no committed Italian model")]
+
+Image = npt.NDArray[np.uint8]
+
+
+def _photo(deck: str, card: str) -> tuple[DeckPhoto, Image]:
+    photo = next(p for p in deck_photos(decks=[deck]) if p.card == card)
+    assert photo.quad is not None
+    return photo, np.asarray(cv2.imread(str(photo.image), cv2.IMREAD_COLOR), np.uint8)
+
+
+def _card_height(quad: npt.NDArray[np.float32]) -> float:
+    return max(float(np.linalg.norm(quad[3] - quad[0])), float(np.linalg.norm(quad[1] - quad[0])))
+
+
+def _read(image: Image) -> list[tuple[str, npt.NDArray[np.float32]]]:
+    found = FramePipeline.create(CardClassifier.load("italian", threads=1)).process_still(image)
+    return [(str(c), q.mean(axis=0)) for c, q in zip(found.card, found.quad, strict=True)]
+
+
+def _on(point: npt.NDArray[np.float32], quad: npt.NDArray[np.float32]) -> bool:
+    return cv2.pointPolygonTest(quad.reshape(-1, 1, 2), (float(point[0]), float(point[1])), False) >= 0
+
+
+@pytest.mark.parametrize(("deck", "card", "height"), [("deck08", "coppe_6", 245), ("deck04", "denari_5", 160),
+                                                      ("deck08", "denari_5", 80)])
+def test_a_shrunk_close_up_is_its_card_not_boxes_around_its_pips(deck: str, card: str, height: int) -> None:
+    # read as four coppe_2 / denari_2 (the pass with the most sure confidence was the pip boxes')
+    photo, image = _photo(deck, card)
+    assert photo.quad is not None
+    scale = height / _card_height(photo.quad)
+    small = seen_at(image, round(image.shape[0] * scale), 60)
+    quad = photo.quad * np.float32(small.shape[0] / image.shape[0])
+    found = _read(small)
+    assert [c for c, _ in found] == [card] and _on(found[0][1], quad)
+
+
+def test_a_yellowed_card_on_a_white_table_shrunk_to_160_px_is_found() -> None:
+    # nothing was found: the cream card is less "white" than the table
+    photo, image = _photo("deck06", "denari_5")
+    assert photo.quad is not None
+    small = seen_at(image, round(image.shape[0] * 160 / _card_height(photo.quad)), 60)
+    assert [c for c, _ in _read(small)] == ["denari_5"]
+
+
+def test_a_card_80_px_tall_in_a_camera_frame_is_found() -> None:
+    # nothing was found: at the finder's work width (half the frame's) the card is 40 px tall and
+    # a 2 of spade's swords cut its white apart
+    photo, image = _photo("deck02", "spade_2")
+    assert photo.quad is not None
+    s = 80 / _card_height(photo.quad)
+    small = np.asarray(cv2.resize(image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), np.uint8)
+    frame = np.empty((720, 1280, 3), np.uint8)
+    frame[:] = np.median(image[:40].reshape(-1, 3), axis=0)
+    frame[300 : 300 + small.shape[0], 900 : 900 + small.shape[1]] = small
+    frame = seen_at(frame, None, 60)
+    quad = photo.quad * np.float32(s) + np.array([900, 300], np.float32)
+    found = _read(frame)
+    assert [c for c, _ in found] == ["spade_2"] and _on(found[0][1], quad)
