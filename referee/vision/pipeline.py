@@ -22,7 +22,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from referee.cards import BACK
+from referee.cards import BACK, parse_card
 from referee.vision.card_size import prior_quad
 from referee.vision.detections import BoolArray, Detections, FloatArray, Image
 from referee.vision.finder import CardFinder, FinderConfig, portrait_order, rectify
@@ -359,8 +359,15 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
     # geo[i, j]: i lies within j, at most pip_area of it; surer[i, j]: i read surer than j by over margin
     surer = both.confidence[:, None] > both.confidence[None, :] + margin
     nested = geo & ~surer
+    # a box inside a larger read of the same suit with more pips shows only some of that card's
+    # pips (the card is partly covered: a finger, the next card of a trick), however surely it
+    # reads: not a card, and no reason to drop the larger read (a box around a card reads that
+    # card itself; one around two cards reads a court or another suit as often as not)
+    pips_of = geo & _fewer_pips(both.card.tolist()) & ~(outlined & is_sure)[:, None]
+    geo = geo & ~pips_of
     around_card: BoolArray = np.asarray((geo & (surer | outlined[:, None]) & is_sure[:, None]).any(axis=0))
     pip: BoolArray = np.asarray((nested & (is_sure & ~around_card)[None, :]).any(axis=1) & ~(outlined & is_sure))
+    pip = pip | pips_of.any(axis=1)
     dropped = (pip | around_card).tolist()
     centres = both.centers
     shorts = np.linalg.norm(both.quad[:, 0] - both.quad[:, 1], axis=1)
@@ -381,6 +388,22 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
     sides = np.sort(np.stack([np.linalg.norm(surest.quad[:, 1] - surest.quad[:, 0], axis=1),
                               np.linalg.norm(surest.quad[:, 2] - surest.quad[:, 1], axis=1)], axis=1), axis=1)
     return _not_smaller(found, (float(np.median(sides[:, 0])), float(np.median(sides[:, 1]))))
+
+
+def _fewer_pips(cards: Sequence[str]) -> BoolArray:
+    """``[i, j]``: cards ``i`` and ``j`` are pip cards (no court, no back) of one suit and ``i``
+    has fewer pips."""
+    def pips(code: str) -> tuple[str, int] | None:
+        if code in ("", BACK):
+            return None
+        card = parse_card(code)
+        count = {"A": 1}.get(card.rank) or (int(card.rank) if card.rank.isdigit() else 0)
+        return (card.suit, count) if 0 < count <= (7 if card.italian else 10) else None
+
+    counts = [pips(str(c)) for c in cards]
+    out: BoolArray = np.array([[a is not None and b is not None and a[0] == b[0] and a[1] < b[1] for b in counts]
+                               for a in counts], bool).reshape(len(counts), len(counts))
+    return out
 
 
 def _concat(a: Detections, b: Detections) -> Detections:
