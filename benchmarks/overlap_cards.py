@@ -52,8 +52,9 @@ import numpy.typing as npt
 from referee.paths import models_dir
 from referee.recognition import CardClassifier
 from referee.recognition.real_crops import seen_at
-from referee.recognition.real_decks import DeckPhoto, deck_photos
+from referee.recognition.real_decks import DeckPhoto, deck_names, deck_photos
 from referee.recognition.rectify import warp_portrait
+from referee.recognition.synth import rounded_mask
 from referee.vision.detect import detect_image
 from referee.vision.pipeline import FramePipeline
 from referee.vision.tracker.config import TrackerConfig
@@ -191,16 +192,6 @@ def extend_surface(image: U8, quad: F32, need: tuple[int, int, int, int], gap: i
     return np.ascontiguousarray(tall), (quad + np.array([left, top], np.float32)).astype(np.float32)
 
 
-def rounded_alpha(w: int, h: int, radius: float) -> F32:
-    r = max(1, round(radius))
-    mask = np.zeros((h, w), np.uint8)
-    cv2.rectangle(mask, (r, 0), (w - 1 - r, h - 1), 255, -1)
-    cv2.rectangle(mask, (0, r), (w - 1, h - 1 - r), 255, -1)
-    for cx, cy in ((r, r), (w - 1 - r, r), (r, h - 1 - r), (w - 1 - r, h - 1 - r)):
-        cv2.circle(mask, (cx, cy), r, 255, -1, lineType=cv2.LINE_AA)
-    return mask.astype(np.float32) / 255.0
-
-
 def shade(canvas: F32, alpha: F32, offset: F32, blur: float, strength: float) -> None:
     """A soft shadow of ``alpha`` moved ``offset`` px darkens the canvas."""
     m = np.array([[1, 0, offset[0]], [0, 1, offset[1]]], np.float32)
@@ -216,7 +207,7 @@ def lay(canvas: F32, art: U8, quad: F32, rng: np.random.Generator) -> F32:
     src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
     size = (canvas.shape[1], canvas.shape[0])
     m = cv2.getPerspectiveTransform(src, quad.astype(np.float32))
-    alpha = np.asarray(cv2.warpPerspective(rounded_alpha(w, h, 0.055 * w), m, size, flags=cv2.INTER_LINEAR), np.float32)
+    alpha = np.asarray(cv2.warpPerspective(rounded_mask(w, h, 0.055 * w).astype(np.float32) / 255.0, m, size, flags=cv2.INTER_LINEAR), np.float32)
     _, _, _, _, card_h = card_frame(quad)
     shade(canvas, alpha, rng.uniform(0.006, 0.018, 2).astype(np.float32) * card_h, 0.012 * card_h, rng.uniform(0.25, 0.45))
     face = cv2.warpPerspective(art, m, size, flags=cv2.INTER_LINEAR).astype(np.float32)
@@ -470,6 +461,12 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--verbose", action="store_true")
     args = parser.parse_args()
+    if args.decks is not None:
+        unknown = sorted(set(args.decks) - set(deck_names()))
+        if unknown:
+            parser.error(f"--decks: no such deck {', '.join(unknown)}; known: {', '.join(deck_names())}")
+        if len(set(args.decks)) < 2:
+            parser.error("--decks: name at least two decks (the covering card comes from another deck's photo)")
     args.heights = [None if h == "photo" else int(h) for h in args.heights]
     if args.save is not None:
         args.save.mkdir(parents=True, exist_ok=True)
