@@ -187,6 +187,10 @@ class FramePipeline:
         self.finder.observe(found[found.confidence >= sure].quad)  # keep the size that worked
         return found
 
+    def _outlined_score(self, dets: Detections, sure: float) -> float:
+        """Summed confidence of the last pass's sure reads that are a card's own outline."""
+        return float(dets.confidence[(dets.confidence >= sure) & self._outlined(dets)].sum())
+
     def _outlined(self, dets: Detections) -> BoolArray:
         """Which detections of the last pass are a card's own outline (a blob or an edge-closed
         region of a card's shape), not a rectangle built at an assumed card size."""
@@ -202,13 +206,17 @@ class FramePipeline:
             if size is None or new is None or abs(new[1] - size[1]) > 0.15 * size[1]:
                 return _not_smaller(_merge(first, self.process(image)), new)
             return _not_smaller(first, new)
-        best = first
+        # a size guess is borne out by sure cards whose own outline has that size, not by
+        # rectangles built at the guessed size (a card merged with a check cloth's white square
+        # is a 'thin' court-card hull at a size 1.5 cards tall, and reads surely as another card)
+        best, best_score = first, self._outlined_score(first, sure)
         for frac in priors:
             self.finder.reset()
             self.finder.observe(prior_quad(image.shape, frac))
             again = self.process(image)
-            if float(again.confidence[again.confidence >= sure].sum()) > float(best.confidence[best.confidence >= sure].sum()):
-                best = again
+            score = self._outlined_score(again, sure)
+            if score > best_score:
+                best, best_score = again, score
         self.finder.reset()
         self.finder.observe(best[best.confidence >= sure].quad)  # keep the size that worked
         return best

@@ -2,11 +2,11 @@
 surely since the box started): it is played as itself, or asked about, never played surely as
 another card.
 
-Known failure, kept as a strict expected failure so that its fix shows: a lone ``coppe_3`` on the
-check cloth is proposed by the size search's first pass as a quad about 1.5 cards tall (the card
-and the white check squares beside it), read ``coppe_7`` at 0.98 and played surely at 0.3 s; the
-card size learned from it stays wrong (105 x 173 px for a 62 x 113 px card).  The same card on
-felt, or a little further along the same cloth, is played right."""
+Regression: a lone ``coppe_3`` on the check cloth, at the size search's larger prior (a card 0.24
+of the frame tall), merged with the white check squares beside it into a hull one guessed card
+wide, proposed as a 'thin' court card about 1.5 cards tall, read ``coppe_7`` at 0.98 and played
+surely at 0.3 s; the card size learned from it stayed wrong (105 x 173 px for a 62 x 113 px card).
+A guessed size is now borne out only by sure cards whose own outline has it."""
 
 from __future__ import annotations
 
@@ -55,8 +55,8 @@ def test_a_lone_first_card_on_felt_is_played_as_itself() -> None:
     assert [p.card for p in plays] == ["coppe_3"]
 
 
-@pytest.mark.xfail(strict=True, reason="the size search's first pass reads a quad 1.5 cards tall over the card and "
-                                       "the check squares beside it surely as another card (module docstring)")
 def test_a_lone_first_card_on_the_check_cloth_is_never_played_surely_as_another() -> None:
     card = CardSpec("coppe_3", (720.0, 353.8), 8.0, seat="N", role="trick")
-    assert _sure_wrong(_plays(card, "check", 1), "coppe_3") == []
+    plays = _plays(card, "check", 1)
+    assert _sure_wrong(plays, "coppe_3") == []
+    assert [p.card for p in plays] == ["coppe_3"]
