@@ -7,19 +7,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any, cast
 
 import numpy as np
 import numpy.typing as npt
 import pytest
+from recogniser_doubles import F32, StandInRecogniser
 
 from box.helpers import FakeClock
 from referee.box.enrol_deck import DeckEnrolment
 from referee.box.notify import Notifier
-from referee.recognition import Enrollment
-from referee.recognition.classifier import CardClassifier, softmax
-from referee.recognition.enrollment import unit_rows
+from referee.recognition.classifier import CardClassifier
 from referee.vision.enroll_grid import plan_grid, table_order
 from referee.vision.simulator.deck_grid import LaidOutDeck
 
@@ -28,39 +26,27 @@ WATCHDOG_S = 30.0
 #: what one batch of 32 crops costs the stand-in model: a slow Pi's order of magnitude
 BATCH_S = 3.0
 
-F32 = npt.NDArray[np.float32]
 
 
-class SlowModel:
+class SlowModel(StandInRecogniser):
     """The recogniser as the enrolment uses it, every batch read taking :data:`BATCH_S` on the
     fake clock; it reads no card surely (a deck it does not know) and embeds a crop by a fixed
     projection of its pixels."""
 
     def __init__(self, clock: FakeClock) -> None:
+        super().__init__((*ITALIAN, "back"), 24)
         self.clock = clock
-        self.labels = (*ITALIAN, "back")
-        self.info = SimpleNamespace(deck="italian", temperature=1.0, embedding_dim=24)
-        self.model_sha256 = "0" * 64
-        self.enrollment: Enrollment | None = None
         self.projection = np.random.default_rng(0).normal(size=(16 * 8 * 3, 24)).astype(np.float32)
         self.batches = 0
 
-    def run(self, crops: Sequence[npt.NDArray[np.uint8]]) -> tuple[F32, F32]:
+    def embeddings(self, crops: Sequence[npt.NDArray[np.uint8]]) -> F32:
         import cv2
 
         self.clock.now += BATCH_S
         self.batches += 1
         small = np.stack([cv2.resize(c, (8, 16), interpolation=cv2.INTER_AREA) for c in crops]).astype(np.float32)
         emb = (small.reshape(len(crops), -1) / 255.0 - 0.5) @ self.projection
-        return np.zeros((len(crops), len(self.labels)), np.float32), emb.astype(np.float32)
-
-    def embed(self, crops: Sequence[npt.NDArray[np.uint8]]) -> F32:
-        return unit_rows(self.run(crops)[1])
-
-    def probabilities(self, crops: Sequence[npt.NDArray[np.uint8]]) -> F32:
-        logits, emb = self.run(crops)
-        probs = softmax(logits, 1.0)
-        return probs if self.enrollment is None else self.enrollment.blend(probs, unit_rows(emb), self.labels)
+        return emb.astype(np.float32)
 
 
 class Watchdog(Notifier):
