@@ -58,6 +58,14 @@ def _box(cfg: BoxConfig, enroller: Any) -> tuple[Box, Screens]:
     return box, screens
 
 
+def _to_plan(box: Box) -> None:
+    """Hold OK, left once (the list wraps: "Enrol deck" is its last entry), OK: the enrolment's
+    first screen (its plan, or why it cannot start)."""
+    box.gesture("ok", "hold")
+    box.gesture("left", "press")
+    box.gesture("ok", "press")
+
+
 def _open_enrol(box: Box) -> None:
     """Hold OK, then left once (the list wraps: "Enrol deck" is its last entry), OK: the plan
     (how many layouts of how many cards), OK."""
@@ -90,9 +98,7 @@ def test_the_entry_menu_has_no_enrol_entry_without_a_camera(cfg: BoxConfig) -> N
 def test_the_enrolment_opens_on_the_plan_how_many_layouts_of_how_many_cards(cfg: BoxConfig) -> None:
     fake = FakeEnrolment()
     box, _ = _box(cfg, lambda: fake)
-    box.gesture("ok", "hold")
-    box.gesture("left", "press")
-    box.gesture("ok", "press")
+    _to_plan(box)
     plan = on_screen(box.display)
     assert isinstance(plan, MenuScreen) and plan.label == "40 carte: 2 disposizioni" and plan.value == "20 + 20"
     render(plan, "it")
@@ -113,9 +119,7 @@ def test_the_enrolment_opens_on_the_plan_how_many_layouts_of_how_many_cards(cfg:
 def test_leaving_on_the_plan_writes_nothing(cfg: BoxConfig) -> None:
     fake = FakeEnrolment()
     box, _ = _box(cfg, lambda: fake)
-    box.gesture("ok", "hold")
-    box.gesture("left", "press")
-    box.gesture("ok", "press")
+    _to_plan(box)
     box.gesture("left", "hold")  # back
     assert box.menu is None and fake.captured == [] and not fake.finished
 
@@ -284,9 +288,7 @@ def test_a_camera_too_far_for_80_px_cards_is_refused_on_the_screen_before_anythi
     # the documented 76 cm at the default 1280x720: the calibration measures 68 px cards
     cfg = dataclasses.replace(cfg, layout=_calibrated_at(tmp_path, 7.2, (1280, 720)))
     box, _ = _box(cfg, lambda: box_enrolment(cfg, FakeFeed()))
-    box.gesture("ok", "hold")
-    box.gesture("left", "press")
-    box.gesture("ok", "press")
+    _to_plan(box)
     screen = on_screen(box.display)
     assert isinstance(screen, RefusedScreen) and box.menu is None
     assert "only 68 px tall" in screen.reason and "camera is too far from the table" in screen.reason
