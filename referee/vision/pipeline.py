@@ -27,6 +27,7 @@ from referee.vision.card_size import prior_quad
 from referee.vision.detections import BoolArray, Detections, FloatArray, Image
 from referee.vision.finder import CardFinder, FinderConfig, portrait_order, rectify
 from referee.vision.stock_card import stock_card_quads
+from referee.vision.table_scale import MIN_CARD_PX
 
 
 class PredictionLike(Protocol):
@@ -76,6 +77,10 @@ class FramePipeline:
     still_min_confidence: float = 0.4
     #: ``min_confidence`` for the briscola under the stock (its hypotheses are blind guesses)
     stock_min_confidence: float = 0.6
+    #: a photo's card is at least this share of the recogniser's rated :data:`MIN_CARD_PX` tall;
+    #: a card-shaped box smaller than that is a pip or a print detail (a photo's edge regions
+    #: close around single pips of a card itself too small to be found whole)
+    min_card_share: float = 0.5
 
     @classmethod
     def create(
@@ -183,6 +188,7 @@ class FramePipeline:
             again = self.process(image)
             passes.append((again, self._outlined(again)))
         found = _one_reading(passes, sure, measured)
+        found = found[_long_sides(found.quad) >= MIN_CARD_PX * self.min_card_share]
         self.finder.reset()
         self.finder.observe(found[found.confidence >= sure].quad)  # keep the size that worked
         return found
@@ -340,7 +346,8 @@ def _near(size: tuple[float, float] | None, sizes: Sequence[tuple[float, float] 
 
 
 def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, guessed_from: int = 0,
-                 pip_area: float = 0.5, inside: float = 0.7, straddle: float = 0.4, margin: float = 0.1) -> Detections:
+                 pip_area: float = 0.65, inside: float = 0.7, straddle: float = 0.4, margin: float = 0.1,
+                 touch: float = 0.15) -> Detections:
     """The cards of several passes over one photo at different card sizes (each with which of
     its detections are a card's own outline), as one reading.
 
@@ -352,7 +359,10 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
     card of a kept one is the same card; one of another pass with ``straddle`` or more of it on
     a kept sure card, either of them at a guessed size (``passes[guessed_from:]``), is a
     rectangle over part of that card and the table beside it (within one pass, and between
-    sizes measured on the photo's cards, overlapping cards are the finder's to split).  Then no card far smaller than the sure cards (:func:`_not_smaller`)."""
+    sizes measured on the photo's cards, overlapping cards are the finder's to split); in any
+    pass, one read as the same card with ``touch`` or more of it on a kept one, or as a sure kept
+    card's suit with fewer pips with ``straddle`` or more of it on it, is a second read of that
+    card.  Then no card far smaller than the sure cards (:func:`_not_smaller`)."""
     both, outlined = passes[0]
     source = np.zeros(len(both), np.int32)
     for n, (more, own) in enumerate(passes[1:], 1):
@@ -379,13 +389,20 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
     dropped = (pip | around_card).tolist()
     centres = both.centers
     shorts = np.linalg.norm(both.quad[:, 0] - both.quad[:, 1], axis=1)
+    # a second read of a kept card: the same card on ``touch`` or more of it (one deck holds
+    # each card once), or, read less surely than a sure card, some of its pips on ``straddle``
+    # or more of it (a trick's card is read while covered by up to ~40%, issue 22's contract,
+    # so less than that of it lies on the card above it)
+    same = both.card[:, None] == both.card[None, :]
+    fewer = _fewer_pips(both.card.tolist()) & is_sure[None, :]
     kept: list[int] = []
     for i in np.argsort(-both.confidence, kind="stable").tolist():
         if dropped[i]:
             continue
         if any(np.linalg.norm(centres[i] - centres[j]) <= 0.5 * shorts[j]
-               or (source[i] != source[j] and max(source[i], source[j]) >= guessed_from and is_sure[j]
+               or (((source[i] != source[j] and max(source[i], source[j]) >= guessed_from and is_sure[j]) or fewer[i, j])
                    and _inside(both.quad[i], both.quad[j]) >= straddle)
+               or (same[i, j] and _inside(both.quad[i], both.quad[j]) >= touch)
                for j in kept):
             continue
         kept.append(i)
@@ -396,6 +413,15 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
     sides = np.sort(np.stack([np.linalg.norm(surest.quad[:, 1] - surest.quad[:, 0], axis=1),
                               np.linalg.norm(surest.quad[:, 2] - surest.quad[:, 1], axis=1)], axis=1), axis=1)
     return _not_smaller(found, (float(np.median(sides[:, 0])), float(np.median(sides[:, 1]))))
+
+
+def _long_sides(quads: FloatArray) -> FloatArray:
+    """The longer of each quad's two adjacent sides (px)."""
+    if not len(quads):
+        return np.zeros(0, np.float32)
+    out: FloatArray = np.maximum(np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1),
+                                 np.linalg.norm(quads[:, 2] - quads[:, 1], axis=1)).astype(np.float32)
+    return out
 
 
 def _fewer_pips(cards: Sequence[str]) -> BoolArray:

@@ -95,3 +95,32 @@ def test_two_cards_read_surely_inside_a_less_sure_box_around_both_stay_two_cards
     cards = _pass((_box(0, 0, 60, 100), "JD", 1.0, False), (_box(45, 0, 60, 100), "10S", 1.0, False))
     around = _pass((_box(-5, -5, 115, 180), "QS", 0.84, False))
     assert sorted(_one_reading([cards, around], 0.8, 1).card.tolist()) == ["10S", "JD"]
+
+
+def test_a_card_read_twice_its_outline_and_a_box_half_on_the_table_beside_it_is_one_card() -> None:
+    # the real Napoletane photos in a camera frame: a card's own outline read bastoni_4 at 0.99
+    # and, in the same pass, a card-sized box from its lower half onto the table read bastoni_4
+    # at 0.96; their centres lie over half a card width apart, so both stood as cards
+    found = _one_reading([_pass((_box(0, 0, 60, 100), "bastoni_4", 0.99, True),
+                                (_box(0, 45, 60, 100), "bastoni_4", 0.96, False))], 0.8)
+    assert found.card.tolist() == ["bastoni_4"] and found.quad[0, 0, 1] == 0
+
+
+def test_a_box_half_on_a_sure_card_read_as_fewer_of_its_pips_is_that_card() -> None:
+    # deck07's coppe_7 as photographed: a box over its lower half and the table read coppe_5
+    cards = _pass((_box(0, 0, 60, 100), "coppe_7", 0.95, True), (_box(0, 50, 60, 100), "coppe_5", 0.6, False))
+    assert _one_reading([cards], 0.8).card.tolist() == ["coppe_7"]
+
+
+def test_a_trick_card_covered_by_a_third_under_a_card_of_its_suit_stays_a_card() -> None:
+    trick = _pass((_box(0, 0, 60, 100), "coppe_7", 0.95, False), (_box(0, 67, 60, 100), "coppe_5", 0.9, False))
+    assert sorted(_one_reading([trick], 0.8).card.tolist()) == ["coppe_5", "coppe_7"]
+
+
+def test_half_card_boxes_read_surely_inside_a_card_found_whole_at_another_size_are_its_pips() -> None:
+    # deck07's coppe_4 shrunk to 245 px: at a guessed size two boxes over its halves read
+    # denari_2 at 0.98 and coppe_3 at 0.77 (0.55 of the card each) and stood in for the card,
+    # which its own outline read as coppe_4 at 0.97 at a larger size
+    halves = _pass((_box(0, 0, 60, 55), "denari_2", 0.98, False), (_box(0, 45, 60, 55), "coppe_3", 0.77, False))
+    whole = _pass((_box(0, 0, 60, 100), "coppe_4", 0.97, True))
+    assert _one_reading([halves, whole], 0.8).card.tolist() == ["coppe_4"]

@@ -75,3 +75,15 @@ def test_a_card_80_px_tall_in_a_camera_frame_is_found() -> None:
     quad = photo.quad * np.float32(s) + np.array([900, 300], np.float32)
     found = _read(frame)
     assert [c for c, _ in found] == ["spade_2"] and _on(found[0][1], quad)
+
+
+@pytest.mark.parametrize(("deck", "card", "height"), [("deck06", "coppe_7", 80), ("deck06", "coppe_6", 100)])
+def test_no_card_from_a_single_pip_of_a_card_too_small_to_be_found_whole(deck: str, card: str, height: int) -> None:
+    # a cream card on a white table shrunk to 80-100 px: edge regions closed around its single
+    # cups, 11-25 px tall, read coppe_1 at up to 0.75
+    photo, image = _photo(deck, card)
+    assert photo.quad is not None
+    small = seen_at(image, round(image.shape[0] * height / _card_height(photo.quad)), 60)
+    quad = photo.quad * np.float32(small.shape[0] / image.shape[0])
+    found = _read(small)
+    assert all(c == card and _on(centre, quad) for c, centre in found)
