@@ -38,8 +38,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model-dir", type=Path, default=models_dir())
     parser.add_argument("--repeat", type=int, default=200)
-    parser.add_argument("--turn-average", action=argparse.BooleanOptionalAction, default=None,
-                        help="also read each crop turned 180 degrees (default: as the model's JSON says)")
+    parser.add_argument("--views", nargs="*", metavar="VIEW", default=None,
+                        help="test-time views, e.g. turn tight loose; none given: no views (default: as the model's JSON says)")
     args = parser.parse_args()
     rng = np.random.default_rng(0)
     print(f"{'deck':8} {'MB':>5} {'batch':>5} {'model ms/crop best/median':>26} "
@@ -49,19 +49,17 @@ def main() -> None:
         if not path.exists():
             print(f"{deck:8} missing {path}")
             continue
-        clf = CardClassifier.load(deck, args.model_dir, threads=1, turn_average=args.turn_average)
+        clf = CardClassifier.load(deck, args.model_dir, threads=1, views=args.views)
         size_mb = path.stat().st_size / 1e6
         for batch in (1, 8):
             crops = [rng.integers(0, 255, (150, 100, 3), np.uint8) for _ in range(batch)]
-            tensor = clf.prepare(crops)
-            if clf.turn_average:  # the model call then carries both orientations
-                tensor = np.concatenate([tensor, tensor[:, :, ::-1, ::-1]])
+            tensor = clf.prepare(crops)  # with the views, every read of every crop
             run = partial(clf._session.run, None, {clf._input_name: tensor})  # type: ignore[attr-defined]
             model = per_crop_ms(run, batch, args.repeat)
             full = per_crop_ms(partial(clf.classify, crops), batch, args.repeat)
             print(f"{deck:8} {size_mb:5.2f} {batch:5d} {model[0]:17.3f} / {model[1]:6.3f} "
                   f"{full[0]:20.3f} / {full[1]:6.3f}")
-        print(f"{'':8} turn average: {clf.turn_average}")
+        print(f"{'':8} views: {', '.join(clf.views) or 'none'}")
     print(f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores)")
 
 

@@ -17,7 +17,7 @@ confusion pairs, and the finder's measured corner error (which grounds ``--jitte
     .venv/bin/python benchmarks/recognition_sim.py                        # both families
     .venv/bin/python benchmarks/recognition_sim.py --deck italian --seeds 1 --save /tmp/misread
     .venv/bin/python benchmarks/recognition_sim.py --crops build/recognition/sim_crops   # frozen crops
-    .venv/bin/python benchmarks/recognition_sim.py --model-dir build/recognition/try --tta
+    .venv/bin/python benchmarks/recognition_sim.py --model-dir build/recognition/try --views turn
 """
 
 from __future__ import annotations
@@ -229,8 +229,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--prints", type=int, default=None, help="only the first N (game, print) pairs")
     parser.add_argument("--jitter", type=float, default=0.015, help="corner noise sigma / card height")
     parser.add_argument("--max-hidden", type=float, default=0.4)
-    parser.add_argument("--tta", action=argparse.BooleanOptionalAction, default=None,
-                        help="average the logits of the crop and the crop turned 180° (default: as the model's JSON says)")
+    parser.add_argument("--views", nargs="*", metavar="VIEW", default=None,
+                        help="test-time views averaged with each crop, e.g. turn tight loose; none given: no views "
+                             "(default: as the model's JSON says)")
     parser.add_argument("--save", type=Path, default=None, help="write misread crops (x3) as PNGs here")
     parser.add_argument("--save-max", type=int, default=40, help="per print")
     parser.add_argument("--crops", type=Path, default=None,
@@ -244,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     results = []
     for deck in args.deck or ["italian", "french"]:
         t0 = time.monotonic()
-        clf = CardClassifier.load(deck, args.model_dir, threads=1, turn_average=args.tta)
+        clf = CardClassifier.load(deck, args.model_dir, threads=1, views=args.views)
         path = args.crops / f"{deck}.npz" if args.crops else None
         if path is not None and path.exists():
             crops = Crops.load(path)
@@ -265,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
         tallies = read_all(clf, crops, args)
         errors = crops.finder_errors
         results.append(report(deck, tallies, errors))
-        print(f"({time.monotonic() - t0:.0f}s; model {args.model_dir}/{deck}.onnx, tta={clf.turn_average}, "
+        print(f"({time.monotonic() - t0:.0f}s; model {args.model_dir}/{deck}.onnx, views={','.join(clf.views) or 'none'}, "
               f"jitter={args.jitter}, max hidden={args.max_hidden})")
     if args.json:
         args.json.write_text(json.dumps(results, indent=1) + "\n")

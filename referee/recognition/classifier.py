@@ -23,6 +23,7 @@ from referee.paths import models_dir
 from referee.recognition.enrollment import Enrollment, unit_rows
 from referee.recognition.model_info import ModelInfo, model_paths, sha256_file
 from referee.recognition.preprocess import check_crop, resize_crop
+from referee.recognition.views import check_views, expand, reads
 
 F32 = npt.NDArray[np.float32]
 U8 = npt.NDArray[np.uint8]
@@ -53,11 +54,11 @@ class CardClassifier:
     """A loaded recogniser for one deck family (``'italian'`` or ``'french'``)."""
 
     def __init__(self, session: object, info: ModelInfo, enrollment: Enrollment | None = None,
-                 top_k: int = 5, model_path: Path | None = None, turn_average: bool = False,
+                 top_k: int = 5, model_path: Path | None = None, views: Sequence[str] = (),
                  model_sha256: str | None = None) -> None:
         self._session = session
         self._model_sha256 = model_sha256
-        self.turn_average = turn_average
+        self.views = check_views(views, "views")
         self.info = info
         self.model_path = model_path
         self.enrollment = enrollment
@@ -67,15 +68,15 @@ class CardClassifier:
     @classmethod
     def load(cls, deck: str, model_dir: Path | str | None = None, threads: int = 1,
              enrollment: Path | str | Enrollment | None = None, top_k: int = 5,
-             turn_average: bool | None = None) -> CardClassifier:
+             views: Sequence[str] | None = None) -> CardClassifier:
         """Load ``<model_dir>/<deck>.onnx`` + ``.json`` (default: the committed ``models/``).
 
         ``threads`` is ONNX Runtime's intra-op pool (inter-op 1, no spinning, so idle
         threads do not steal the Pi's cores).  ``enrollment`` is a file written by
         ``referee enroll`` (or a loaded :class:`Enrollment`) for the club's own deck.
-        ``turn_average`` also reads every crop turned 180° (in the same call) and averages the
-        two, so a card reads the same whichever way up it lies; ``None`` = what the model's
-        JSON says (``"turn_average"``, default off).
+        ``views`` (:mod:`referee.recognition.views`: ``turn``, ``tight``, ``loose``) also reads
+        every crop those ways (in the same call) and averages the reads' probabilities; ``None`` = what
+        the model's JSON says (``"views"``, default none).
         """
         deck = deck_family(deck)
         folder = Path(model_dir) if model_dir is not None else models_dir()
@@ -90,9 +91,9 @@ class CardClassifier:
         if enrollment is not None and not isinstance(enrollment, Enrollment):
             source = str(enrollment)
             enrollment = Enrollment.load(Path(enrollment))
-        if turn_average is None:
-            turn_average = bool(info.extra.get("turn_average", False))
-        clf = cls(session, info, None, top_k, onnx_path, turn_average, info.onnx_sha256)
+        if views is None:
+            views = info.views
+        clf = cls(session, info, None, top_k, onnx_path, views, info.onnx_sha256)
         if enrollment is not None:
             try:
                 enrollment.check_compatible(info, clf.model_sha256)
@@ -118,11 +119,12 @@ class CardClassifier:
         return self.info.input_size
 
     def prepare(self, crops: Sequence[U8]) -> F32:
-        """Validate, resize and normalise crops into one NCHW float32 batch."""
+        """Validate, resize and normalise crops into one NCHW float32 batch: each crop's
+        :attr:`views` after all the crops as given (``reads(views) * len(crops)`` rows)."""
         if len(crops) == 0:
             return np.zeros((0, 3, self.input_size[1], self.input_size[0]), np.float32)
         resized = np.stack([resize_crop(check_crop(c, i), self.input_size) for i, c in enumerate(crops)])
-        rgb = resized[..., ::-1].astype(np.float32) * (1.0 / 255.0)
+        rgb = expand(resized, self.views)[..., ::-1].astype(np.float32) * (1.0 / 255.0)
         out: F32 = np.ascontiguousarray(((rgb - self.info.mean) / self.info.std).transpose(0, 3, 1, 2))
         return out
 
@@ -132,15 +134,17 @@ class CardClassifier:
         if len(batch) == 0:
             return (np.zeros((0, len(self.labels)), np.float32),
                     np.zeros((0, self.info.embedding_dim), np.float32))
-        n = len(batch)
-        if self.turn_average:
-            batch = np.concatenate([batch, batch[:, :, ::-1, ::-1]])
         logits, emb = self._session.run(None, {self._input_name: batch})  # type: ignore[attr-defined]
         logits, emb = np.asarray(logits, np.float32), np.asarray(emb, np.float32)
-        if self.turn_average:
-            # Mean of the two orientations' logits and embeddings (enrollment sees the same).
-            logits = (logits[:n] + logits[n:]) * np.float32(0.5)
-            emb = (emb[:n] + emb[n:]) * np.float32(0.5)
+        k = reads(self.views)
+        if k > 1:
+            # One read from the views: the mean of their calibrated probabilities, given back as
+            # logits whose softmax at the model's temperature is that mean (so every caller's
+            # softmax, the enrollment's blend included, sees it), and the mean embedding.
+            n, t = len(crops), self.info.temperature
+            probs = softmax(logits, t).reshape(k, n, -1).mean(axis=0)
+            logits = (np.log(np.maximum(probs, np.float32(1e-30))) * np.float32(t)).astype(np.float32)
+            emb = emb.reshape(k, n, -1).mean(axis=0, dtype=np.float32)
         return logits, emb
 
     def probabilities(self, crops: Sequence[U8]) -> F32:

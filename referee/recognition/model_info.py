@@ -11,6 +11,7 @@ from typing import Any
 
 from referee.cards import RECOGNISER_LABELS
 from referee.errors import ModelError
+from referee.recognition.views import VIEWS, check_views
 
 
 def sha256_file(path: Path) -> str:
@@ -42,6 +43,12 @@ class ModelInfo:
     embedding_dim: int
     onnx_sha256: str
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def views(self) -> tuple[str, ...]:
+        """The test-time views the runtime reads each crop in (:mod:`referee.recognition.views`;
+        the JSON's ``"views"``, checked at load; none by default)."""
+        return check_views(self.extra.get("views", []), "views")
 
     def to_json(self) -> str:
         data = {
@@ -105,8 +112,10 @@ class ModelInfo:
             raise bad("embedding_dim", "an integer >= 1", self.embedding_dim)
         if min(self.input_size) < 1:
             raise bad("input_size", "[width, height], each >= 1", list(self.input_size))
-        if not isinstance(self.extra.get("turn_average", False), bool):  # "false" would turn it on
-            raise bad("turn_average", "true or false", self.extra["turn_average"])
+        try:
+            check_views(self.extra.get("views", []), "views")
+        except ValueError:
+            raise bad("views", f"a list of distinct view names out of {', '.join(VIEWS)}", self.extra["views"]) from None
         if not SHA256_HEX.fullmatch(self.onnx_sha256):
             raise bad("onnx_sha256", "64 lowercase hex digits (the sha256 of the .onnx file)", self.onnx_sha256)
 

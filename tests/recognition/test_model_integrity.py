@@ -81,7 +81,9 @@ def test_the_enrollment_hash_is_the_loaded_graphs_not_the_file_as_it_is_later(mo
     ("embedding_dim", 0, "an integer >= 1"),
     ("input_size", [0, 96], "[width, height], each >= 1"),
     ("onnx_sha256", "", "64 lowercase hex digits"),
-    ("turn_average", "false", "true or false"),
+    ("views", "turn", "a list of distinct view names out of turn, tight, loose"),
+    ("views", ["turn", "mirror"], "a list of distinct view names out of turn, tight, loose"),
+    ("views", ["turn", "turn"], "a list of distinct view names out of turn, tight, loose"),
 ])
 def test_values_that_blind_the_recogniser_are_refused_naming_the_key(
     model: Path, key: str, value: object, expected: str

@@ -67,16 +67,17 @@ def test_embeddings_are_unit_vectors(smoke_models: Path) -> None:
     assert np.allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-4)
 
 
-def test_turn_average_reads_a_crop_the_same_either_way_up_in_one_call(smoke_models: Path) -> None:
-    plain = CardClassifier.load("french", smoke_models, turn_average=False)
-    turned = CardClassifier.load("french", smoke_models, turn_average=True)
+def test_the_turn_view_reads_a_crop_the_same_either_way_up_in_one_call(smoke_models: Path) -> None:
+    plain = CardClassifier.load("french", smoke_models, views=())
+    turned = CardClassifier.load("french", smoke_models, views=("turn",))
     rng = np.random.default_rng(3)  # at the input size, so no resampling differs between the two
     x = [rng.integers(0, 255, (INPUT_SIZE[1], INPUT_SIZE[0], 3), np.uint8) for _ in range(4)]
     upside_down = [np.ascontiguousarray(c[::-1, ::-1]) for c in x]
     one_way, other_way = plain.run(x)[0], plain.run(upside_down)[0]
-    assert np.array_equal(turned.run(x)[0], turned.run(upside_down)[0])
-    # ... and it is the mean of the two plain reads
-    assert np.allclose(turned.run(x)[0], (one_way + other_way) / 2, atol=1e-6)
+    assert np.allclose(turned.probabilities(x), turned.probabilities(upside_down), atol=1e-6)
+    # ... and it is the mean of the two plain reads' probabilities
+    t = plain.info.temperature
+    assert np.allclose(turned.probabilities(x), (softmax(one_way, t) + softmax(other_way, t)) / 2, atol=1e-6)
     calls: list[int] = []
     real = turned._session
 
@@ -88,6 +89,27 @@ def test_turn_average_reads_a_crop_the_same_either_way_up_in_one_call(smoke_mode
     turned._session = Spy()
     turned.classify(x)
     assert calls == [8]
+
+
+def test_every_view_is_read_in_one_call_and_the_reads_averaged(smoke_models: Path, tmp_path: Path) -> None:
+    from referee.recognition.views import expand
+
+    shutil.copy(smoke_models / "french.onnx", tmp_path / "french.onnx")
+    meta = json.loads((smoke_models / "french.json").read_text())
+    (tmp_path / "french.json").write_text(json.dumps({**meta, "views": ["turn", "tight", "loose"]}))
+    clf = CardClassifier.load("french", tmp_path)  # the views the model's JSON names
+    assert clf.views == ("turn", "tight", "loose")
+    plain = CardClassifier.load("french", tmp_path, views=())
+    rng = np.random.default_rng(4)
+    x = [rng.integers(0, 255, (INPUT_SIZE[1], INPUT_SIZE[0], 3), np.uint8) for _ in range(3)]
+    every = list(expand(np.stack(x), clf.views))
+    assert len(every) == 18 and np.array_equal(every[0], x[0]) and np.array_equal(every[9], x[0][::-1, ::-1])
+    want = softmax(plain.run(every)[0], clf.info.temperature).reshape(6, 3, -1).mean(0)
+    assert np.allclose(clf.probabilities(x), want, atol=1e-5)
+    assert np.allclose(softmax(clf.run(x)[0], clf.info.temperature), want, atol=1e-5)
+    # a card turned 180 degrees reads the same, the zooms being point-symmetric too
+    turned = [np.ascontiguousarray(c[::-1, ::-1]) for c in x]
+    assert np.allclose(clf.probabilities(turned), clf.probabilities(x), atol=1e-5)
 
 
 def test_unknown_deck_is_a_bad_card_error(smoke_models: Path) -> None:
