@@ -1,10 +1,10 @@
-"""Test-time views: each crop read several ways in one model call, the reads averaged into one.
+"""Test-time views: each crop read several ways in one classify call, the reads averaged into one.
 
 A card is printed point-symmetric and the finder's portrait crop may put either end up, and its
 cut may sit a few pixels inside or outside the card's edge; reading the crop turned 180° and cut a
-little tighter and looser, and averaging the logits, gives one read that does not hang on which
+little tighter and looser, and averaging the reads' probabilities, gives one read that does not hang on which
 way up the card lies or on exactly where it was cut. The views work on the crop already resized to
-the model's input, so they cost model time only (one batch of ``len(crops) * reads`` rows).
+the model's input, so they cost model time only (``len(crops) * reads`` rows, in calls of 8).
 
     expand(resized, ("turn", "tight", "loose"))   # (6N, H, W, 3): each crop in six views, view-major
 """

@@ -67,7 +67,7 @@ def test_embeddings_are_unit_vectors(smoke_models: Path) -> None:
     assert np.allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-4)
 
 
-def test_the_turn_view_reads_a_crop_the_same_either_way_up_in_one_call(smoke_models: Path) -> None:
+def test_the_turn_view_reads_a_crop_the_same_either_way_up(smoke_models: Path) -> None:
     plain = CardClassifier.load("french", smoke_models, views=())
     turned = CardClassifier.load("french", smoke_models, views=("turn",))
     rng = np.random.default_rng(3)  # at the input size, so no resampling differs between the two
@@ -89,9 +89,11 @@ def test_the_turn_view_reads_a_crop_the_same_either_way_up_in_one_call(smoke_mod
     turned._session = Spy()
     turned.classify(x)
     assert calls == [8]
+    turned.classify(x + x)  # more reads than one call takes well are split into calls of 8
+    assert calls == [8, 8, 8]
 
 
-def test_every_view_is_read_in_one_call_and_the_reads_averaged(smoke_models: Path, tmp_path: Path) -> None:
+def test_every_view_is_read_and_the_reads_probabilities_averaged(smoke_models: Path, tmp_path: Path) -> None:
     from referee.recognition.views import expand
 
     shutil.copy(smoke_models / "french.onnx", tmp_path / "french.onnx")
