@@ -346,8 +346,8 @@ def _near(size: tuple[float, float] | None, sizes: Sequence[tuple[float, float] 
 
 
 def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, guessed_from: int = 0,
-                 pip_area: float = 0.65, inside: float = 0.7, straddle: float = 0.4, margin: float = 0.1,
-                 touch: float = 0.15) -> Detections:
+                 pip_area: float = 0.5, inside: float = 0.7, straddle: float = 0.4, margin: float = 0.1,
+                 touch: float = 0.15, part_area: float = 0.65) -> Detections:
     """The cards of several passes over one photo at different card sizes (each with which of
     its detections are a card's own outline), as one reading.
 
@@ -360,9 +360,14 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
     a kept sure card, either of them at a guessed size (``passes[guessed_from:]``), is a
     rectangle over part of that card and the table beside it (within one pass, and between
     sizes measured on the photo's cards, overlapping cards are the finder's to split); in any
-    pass, one read as the same card with ``touch`` or more of it on a kept one, or as a sure kept
-    card's suit with fewer pips with ``straddle`` or more of it on it, is a second read of that
-    card.  Then no card far smaller than the sure cards (:func:`_not_smaller`)."""
+    pass, one read as the same card with ``touch`` or more of it on a kept one, or as a sure
+    kept card's suit with fewer pips with ``straddle`` or more of it on it, is a second read of
+    that card; none of these judges a detection by a kept box that is a part of it.  A part: a
+    box at most ``part_area`` of a sure card with ``straddle`` or more of it on that card (its
+    pips or half of it, and the table beside them); of the cards kept, one that is a part of a
+    sure read of a kept card and reads that card's suit with fewer pips, or not surer by over
+    ``margin``, is dropped (a sure card's own outline excepted).  Then no card far smaller than
+    the sure cards (:func:`_not_smaller`)."""
     both, outlined = passes[0]
     source = np.zeros(len(both), np.int32)
     for n, (more, own) in enumerate(passes[1:], 1):
@@ -372,40 +377,58 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
         return both
     areas = np.array([float(cv2.contourArea(q.astype(np.float32))) for q in both.quad])
     is_sure = both.confidence >= sure
-    geo = np.array([[i != j and areas[i] <= pip_area * areas[j] and _inside(both.quad[i], both.quad[j]) >= inside
-                     for j in range(len(both))] for i in range(len(both))]).reshape(len(both), len(both))
+    n = len(both)
+    # on[i, j]: the fraction of i that lies on j
+    on = np.array([[0.0 if i == j else _inside(both.quad[i], both.quad[j]) for j in range(n)] for i in range(n)]).reshape(n, n)
+    geo = (areas[:, None] <= pip_area * areas[None, :]) & (on >= inside)
     # geo[i, j]: i lies within j, at most pip_area of it; surer[i, j]: i read surer than j by over margin
     surer = both.confidence[:, None] > both.confidence[None, :] + margin
     nested = geo & ~surer
+    fewer = _fewer_pips(both.card.tolist())
     # a box inside a larger read of the same suit with more pips shows only some of that card's
     # pips (the card is partly covered: a finger, the next card of a trick), however surely it
     # reads: not a card, and no reason to drop the larger read (a box around a card reads that
-    # card itself; one around two cards reads a court or another suit as often as not)
-    pips_of = geo & _fewer_pips(both.card.tolist()) & ~(outlined & is_sure)[:, None]
+    # card itself; one around two cards reads a court or another suit as often as not); but not
+    # of a box that is itself a card with the table around it (on a lace cloth, a box two cards
+    # tall around a 6 of coppe and the lace read coppe_7 at 0.49, around a denari_6 box read at
+    # 0.86, and the card itself coppe_6 at 0.98)
+    pips_of = geo & fewer & ~(outlined & is_sure)[:, None]
     geo = geo & ~pips_of
     around_card: BoolArray = np.asarray((geo & (surer | outlined[:, None]) & is_sure[:, None]).any(axis=0))
+    pips_of = pips_of & ~around_card[None, :]
     pip: BoolArray = np.asarray((nested & (is_sure & ~around_card)[None, :]).any(axis=1) & ~(outlined & is_sure))
     pip = pip | pips_of.any(axis=1)
     dropped = (pip | around_card).tolist()
     centres = both.centers
     shorts = np.linalg.norm(both.quad[:, 0] - both.quad[:, 1], axis=1)
+    # part[i, j]: i is a box at most part_area of sure card j with straddle or more of it on j
+    # (the cards of one deck are one size: on a lace cloth, boxes 0.3-0.6 of a card over its
+    # corner or half of its pips and the lace beside them read denari_1 at 0.94, bastoni_2 at
+    # 0.99 beside the card read at 0.99; half a 4 of coppe read denari_2 at 0.98)
+    part = (areas[:, None] <= part_area * areas[None, :]) & (on >= straddle) & is_sure[None, :]
     # a second read of a kept card: the same card on ``touch`` or more of it (one deck holds
     # each card once), or, read less surely than a sure card, some of its pips on ``straddle``
     # or more of it (a trick's card is read while covered by up to ~40%, issue 22's contract,
     # so less than that of it lies on the card above it)
     same = both.card[:, None] == both.card[None, :]
-    fewer = _fewer_pips(both.card.tolist()) & is_sure[None, :]
+    again = fewer & is_sure[None, :]
     kept: list[int] = []
     for i in np.argsort(-both.confidence, kind="stable").tolist():
         if dropped[i]:
             continue
-        if any(np.linalg.norm(centres[i] - centres[j]) <= 0.5 * shorts[j]
-               or (((source[i] != source[j] and max(source[i], source[j]) >= guessed_from and is_sure[j]) or fewer[i, j])
-                   and _inside(both.quad[i], both.quad[j]) >= straddle)
-               or (same[i, j] and _inside(both.quad[i], both.quad[j]) >= touch)
+        # (a kept box that is a part of this one says nothing of it: this one is the card)
+        if any(not part[j, i] and (
+               np.linalg.norm(centres[i] - centres[j]) <= 0.5 * shorts[j]
+               or (((source[i] != source[j] and max(source[i], source[j]) >= guessed_from and is_sure[j]) or again[i, j])
+                   and on[i, j] >= straddle)
+               or (same[i, j] and on[i, j] >= touch))
                for j in kept):
             continue
         kept.append(i)
+    # (a card kept is also where its other sure reads lie: a second read of it may sit better)
+    cards = [j for j in range(n) if not dropped[j] and any(same[j, k] for k in kept)]
+    own_sure = outlined & is_sure
+    kept = [i for i in kept if own_sure[i] or not any(part[i, j] and (fewer[i, j] or not surer[i, j]) for j in cards)]
     found = both[np.array(sorted(kept), np.int64)]
     surest = found[found.confidence >= sure]
     if not len(surest):

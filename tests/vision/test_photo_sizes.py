@@ -124,3 +124,31 @@ def test_half_card_boxes_read_surely_inside_a_card_found_whole_at_another_size_a
     halves = _pass((_box(0, 0, 60, 55), "denari_2", 0.98, False), (_box(0, 45, 60, 55), "coppe_3", 0.77, False))
     whole = _pass((_box(0, 0, 60, 100), "coppe_4", 0.97, True))
     assert _one_reading([halves, whole], 0.8).card.tolist() == ["coppe_4"]
+
+
+def test_smaller_boxes_half_on_a_sure_card_are_parts_of_it_whatever_they_read() -> None:
+    # deck04 (a lace cloth) shrunk to 100 px, both sizes measured on the photo: beside the 6 of
+    # bastoni read at 0.99, boxes 0.4 of its size over its clubs and the lace read bastoni_2 at
+    # 0.99 and coppe_2 at 0.68
+    card = _pass((_box(0, 0, 60, 100), "bastoni_6", 0.988, False))
+    parts = _pass((_box(-15, 30, 40, 65), "bastoni_2", 0.989, False), (_box(35, 50, 40, 65), "coppe_2", 0.68, False))
+    assert _one_reading([card, parts], 0.8, 2).card.tolist() == ["bastoni_6"]
+
+
+def test_a_sure_card_inside_a_box_around_it_and_the_table_is_no_pip_box_of_that_box() -> None:
+    # deck04 (lace) in a camera frame, 245 px: a box two cards tall around the 6 of coppe and
+    # the lace read coppe_7 at 0.49, so the card itself (coppe_6 at 0.98, the box's "pips")
+    # was dropped, though that box was itself dropped as a card with the table around it
+    card = _pass((_box(0, 0, 60, 100), "coppe_6", 0.98, False))
+    half = _pass((_box(0, 40, 60, 100), "denari_6", 0.86, False), (_box(5, 5, 25, 40), "denari_2", 0.97, False))
+    around = _pass((_box(-20, -30, 100, 160), "coppe_7", 0.49, False))
+    assert "coppe_6" in _one_reading([card, half, around], 0.8, 3).card.tolist()
+
+
+def test_a_part_of_a_card_is_judged_by_every_sure_read_of_that_card() -> None:
+    # deck04 (lace) shrunk to 100 px: a box half the card's size over its corner read denari_1
+    # at 0.79; only 0.3 of it lay on the card's surest read, 0.4 on its second read, which sat
+    # on the card better
+    reads = _pass((_box(0, 0, 60, 100), "spade_3", 0.98, False), (_box(-10, 0, 60, 100), "spade_3", 0.96, False),
+                  (_box(-25, 50, 40, 70), "denari_1", 0.79, False))
+    assert _one_reading([reads], 0.8).card.tolist() == ["spade_3"]
