@@ -18,6 +18,7 @@ from referee.vision.finder.courts import strip_card_hypotheses, thin_card_hypoth
 from referee.vision.finder.darker import darker_card_hypotheses
 from referee.vision.finder.edges import edge_card_hypotheses
 from referee.vision.finder.hypothesis import Hypothesis, new_only
+from referee.vision.finder.lines import LineCache, line_card_hypotheses
 from referee.vision.finder.quad import portrait_order, rectify
 from referee.vision.finder.segmentation import binarize, fill_holes, otsu_thresholds, whiteness
 from referee.vision.finder.split_cache import SplitCache
@@ -39,6 +40,7 @@ class CardFinder:
     sizes: CardSize = field(default_factory=CardSize)
     _splits: SplitCache = field(default_factory=lambda: SplitCache())
     _refined: RefineCache = field(default_factory=RefineCache)
+    _lines: LineCache = field(default_factory=LineCache)
     #: the last frame's hypothesis kinds by quad centre (rounded image px; a fitted quad under
     #: its fitted and its first centre): diagnostics, and which photo detections are a card's
     #: own outline (``pipeline._one_reading``)
@@ -80,6 +82,10 @@ class CardFinder:
             hyps += edge_card_hypotheses(small, hyps, cfg, first_group=len(hyps))
         if cfg.edge_regions:  # photos only (``process_still``): the live loop's cost stays as it is
             hyps += darker_card_hypotheses(white, thresholds, hyps, cfg, first_group=len(hyps))
+        if cfg.line_regions or (cfg.line_regions is None and cfg.edge_regions):
+            # of the card's size once a read or the layout gave it; any size at a photo's first look
+            known = self.sizes.observed or cfg.card_height is not None
+            hyps += line_card_hypotheses(image, scale, hyps, cfg, (short, long_) if known else None, len(hyps), self._lines)
         self._splits.roll()
         hyps = sorted(hyps, key=lambda h: -h.score)[: cfg.max_candidates]
         self.last_kinds = {}

@@ -56,6 +56,14 @@ class FinderConfig:
     #: With ``edge_regions`` True (photos): the opening (a fraction of the frame's short side) that parts a
     #: card darker than its light table from dark spots touching it (``darker.py``).
     darker_open_frac: float = 0.01
+    #: Also propose quads whose four sides are straight edges (``lines.py``): a card about as
+    #: light as its table, whose outline does not close.  None = with ``edge_regions`` True
+    #: (photos: ``process_still``); the live loop's cost stays as it is.
+    line_regions: bool | None = None
+    #: The straight edges are found on the image at most this many px on its long side.
+    line_max_side: int = 1280
+    #: At most this many line quads per image, best supported first.
+    line_max_quads: int = 16
     #: Fraction of a blob that must be non-white printing for it to count as a card when
     #: measuring the card size (a white check square has none).
     min_ink: float = 0.02
