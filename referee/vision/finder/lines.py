@@ -140,7 +140,7 @@ def line_quads(image: Image, cfg: FinderConfig) -> LineQuads:
     if not rects:
         return empty
     every = np.stack(rects)
-    support = _side_support(every, gx, gy)
+    support = _side_support(every, smooth, gx, gy)
     good = (support.min(axis=1) >= MIN_SIDE_SUPPORT) & (support.mean(axis=1) >= MIN_MEAN_SUPPORT)
     quads = [every[i] for i in np.flatnonzero(good).tolist()]
     scores = [float(support[i].mean()) for i in np.flatnonzero(good).tolist()]
@@ -375,10 +375,13 @@ def _meet(p: FloatArray, d: FloatArray, q: FloatArray, e: FloatArray) -> FloatAr
     return out
 
 
-def _side_support(quads: FloatArray, gx: FloatArray, gy: FloatArray, min_grad: float = 3.0, samples: int = 32) -> FloatArray:
+def _side_support(quads: FloatArray, gray: FloatArray, gx: FloatArray, gy: FloatArray, min_grad: float = 3.0,
+                  min_step: float = 5.0, samples: int = 32) -> FloatArray:
     """(k, 4): per quad and side, the fraction of the side (its corners' tenth at each end left
     out) where the gradient within a pixel of it points across the side with the side's
-    prevailing sign."""
+    prevailing sign, and the image a few px inside differs from the image a few px outside the
+    same way: a step from card to table, not a thin line (a paper's grid line crossed at a
+    slant, a drawn border) with the same on both sides."""
     h, w = gx.shape
     q = quads.astype(np.float32)  # (k, 4, 2)
     a, b = q, np.roll(q, -1, axis=1)
@@ -390,16 +393,18 @@ def _side_support(quads: FloatArray, gx: FloatArray, gy: FloatArray, min_grad: f
     ts = np.linspace(0.1, 0.9, samples, dtype=np.float32)
     offsets = np.array([-1.0, 0.0, 1.0], np.float32)
     # (k, 4, offsets, samples, 2)
-    pts = (a[:, :, None, None, :] + (ts[None, None, None, :, None] * (b - a)[:, :, None, None, :])
-           + offsets[None, None, :, None, None] * n[:, :, None, None, :])
+    on_side = a[:, :, None, None, :] + (ts[None, None, None, :, None] * (b - a)[:, :, None, None, :])
+    pts = on_side + offsets[None, None, :, None, None] * n[:, :, None, None, :]
     x = np.clip(np.rint(pts[..., 0]).astype(np.intp), 0, w - 1)
     y = np.clip(np.rint(pts[..., 1]).astype(np.intp), 0, h - 1)
     g0, g1 = gx[y, x], gy[y, x]
     across = g0 * n[:, :, None, None, 0] + g1 * n[:, :, None, None, 1]
     mag = np.hypot(g0, g1)
     aligned = (np.abs(across) >= 0.85 * mag) & (mag >= min_grad)
-    pos = (aligned & (across > 0)).any(axis=2).mean(axis=2)
-    neg = (aligned & (across < 0)).any(axis=2).mean(axis=2)
+    # outward minus inward, 3 px either side: (k, 4, 1, samples)
+    step = _sample(gray, on_side + 3 * n[:, :, None, None, :]) - _sample(gray, on_side - 3 * n[:, :, None, None, :])
+    pos = (aligned & (across > 0) & (step >= min_step)).any(axis=2).mean(axis=2)
+    neg = (aligned & (across < 0) & (step <= -min_step)).any(axis=2).mean(axis=2)
     # either sign, side by side: a shaded table is darker than the card on one side and lighter
     # on another
     out: FloatArray = np.maximum(pos, neg).astype(np.float32)
@@ -417,6 +422,15 @@ def _nested(a: FloatArray, b: FloatArray, inside: float = 0.85, min_ratio: float
         return False
     inter, _ = cv2.intersectConvexConvex(small.astype(np.float32), large.astype(np.float32))
     return float(inter) >= inside * lo
+
+
+def _sample(image: FloatArray, pts: FloatArray) -> FloatArray:
+    """``image`` at the nearest pixel to each point (clipped to the image)."""
+    h, w = image.shape
+    x = np.clip(np.rint(pts[..., 0]).astype(np.intp), 0, w - 1)
+    y = np.clip(np.rint(pts[..., 1]).astype(np.intp), 0, h - 1)
+    out: FloatArray = image[y, x]
+    return out
 
 
 def _split_inside(quad: FloatArray, lines: Lines) -> bool:

@@ -1,0 +1,114 @@
+"""Cards found by their straight edges (``finder/lines.py``) where no threshold parts them from the
+table: a grey-white card on speckled grey stone and a white card on squared paper, shrunk to the
+box camera's size, each proposed once as its own quad; a block of paper cells is no card
+(self-made images, no ../shared needed)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import numpy.typing as npt
+
+from referee.recognition.real_crops import seen_at
+from referee.vision.finder import CardFinder, FinderConfig
+from referee.vision.finder.lines import line_quads
+from referee.vision.finder_scenes import PlacedCard
+
+Image = npt.NDArray[np.uint8]
+Quad = npt.NDArray[np.float32]
+
+#: ``process_still``'s finder settings (a photo: every proposer, photo aspects and sizes)
+PHOTO = FinderConfig(upper_threshold=True, edge_regions=True, aspect_range=(1.25, 2.4), max_card_frac=0.85,
+                     size_max_aspect=2.4)
+
+
+def _speckled_stone(size: tuple[int, int], rng: np.random.Generator) -> Image:
+    """Grey stone with a coarse grain and a shaded lower part, about as light as the card."""
+    w, h = size
+    grain = cv2.GaussianBlur(rng.normal(0.0, 28.0, (h, w)).astype(np.float32), (0, 0), 1.2)
+    shade = np.linspace(0.0, -25.0, h, dtype=np.float32)[:, None]
+    grey = np.clip(178.0 + grain + shade, 0, 255)
+    return np.repeat(grey[..., None], 3, axis=2).astype(np.uint8)
+
+
+def _squared_paper(size: tuple[int, int], cell: int) -> Image:
+    w, h = size
+    paper = np.full((h, w, 3), (228, 226, 230), np.uint8)
+    paper[:, ::cell] = (170, 165, 180)
+    paper[::cell, :] = (170, 165, 180)
+    return paper
+
+
+def _card_on(table: Image, card: PlacedCard, rng: np.random.Generator, stock: float) -> Quad:
+    """Paste a card of ``stock`` grey stock with a few pips and no printed frame (a Napoletane
+    print: its only straight edges are the card's own sides); returns its quad."""
+    h, w = round(card.height), round(card.height / card.aspect)
+    face = np.full((h, w, 3), stock, np.uint8)
+    for _ in range(4):
+        rad = int(rng.integers(w // 8, w // 5))
+        centre = (int(rng.integers(w // 6 + rad, w - w // 6 - rad)), int(rng.integers(h // 8 + rad, h - h // 8 - rad)))
+        cv2.circle(face, centre, rad, tuple(int(c) for c in rng.integers(30, 160, 3)), -1)
+    alpha = np.zeros((h, w), np.uint8)
+    r = max(2, w // 14)
+    cv2.rectangle(alpha, (r, 0), (w - 1 - r, h - 1), 255, -1)
+    cv2.rectangle(alpha, (0, r), (w - 1, h - 1 - r), 255, -1)
+    for cx, cy in ((r, r), (w - 1 - r, r), (w - 1 - r, h - 1 - r), (r, h - 1 - r)):
+        cv2.circle(alpha, (cx, cy), r, 255, -1)
+    rot = cv2.getRotationMatrix2D((w / 2, h / 2), card.angle, 1.0)
+    rot[:, 2] += np.array(card.center) - (w / 2, h / 2)
+    size = (table.shape[1], table.shape[0])
+    warped = cv2.warpAffine(face, rot, size, flags=cv2.INTER_LINEAR)
+    mask = cv2.warpAffine(alpha, rot, size, flags=cv2.INTER_LINEAR).astype(np.float32)[..., None] / 255
+    table[:] = (table * (1 - mask) + warped * mask).astype(np.uint8)
+    quad: Quad = cv2.transform(np.array([[[0, 0], [w, 0], [w, h], [0, h]]], np.float32), rot)[0].astype(np.float32)
+    return quad
+
+
+def _matches(found: Quad, card: Quad, tol: float) -> bool:
+    """Every corner of ``found`` within ``tol`` px of a corner of ``card``."""
+    d = np.linalg.norm(found[:, None, :] - card[None, :, :], axis=2)
+    return float(d.min(axis=1).max()) <= tol
+
+
+def _shrunk(image: Image, quad: Quad, card_height: int, long_side: float) -> tuple[Image, Quad]:
+    small = seen_at(image, round(image.shape[0] * card_height / long_side), 60)
+    return small, quad * np.float32(small.shape[0] / image.shape[0])
+
+
+def test_a_grey_card_on_speckled_grey_stone_at_80_px_is_proposed_by_its_straight_sides() -> None:
+    # the real Napoletane photos of a grey-white deck on grey stone shrunk to 80-160 px: the
+    # card is about as light as the stone, so no whiteness blob, darker region or edge-closed
+    # region is the card and nothing was found
+    rng = np.random.default_rng(3)
+    image = _speckled_stone((960, 1280), rng)
+    card = _card_on(image, PlacedCard((470, 640), 4, 700, aspect=1.65), rng, stock=196)
+    small, quad = _shrunk(image, card, 80, 700)
+    short = 80 / 1.65
+    lq = line_quads(small, PHOTO)
+    assert any(_matches(q, quad, 0.12 * short) for q in lq.quads)
+    finder = CardFinder(PHOTO)
+    dets = finder.find(small)
+    hits = [q for q in dets.quad if _matches(q, quad, 0.12 * short)]
+    assert hits, "the card's own quad is proposed"
+
+
+def test_a_white_card_on_squared_paper_at_80_px_in_a_camera_frame_is_one_quad_and_no_cell_block_is_a_card() -> None:
+    # the real photos of a deck on squared paper placed in a 1280x720 frame at 80 px: the card
+    # merges with the white paper; blocks of cells are card-shaped rectangles of straight edges too
+    rng = np.random.default_rng(8)
+    frame = _squared_paper((1280, 720), 7)
+    card = _card_on(frame, PlacedCard((700, 380), -6, 80, aspect=1.7), rng, stock=245)
+    frame = seen_at(frame, None, 60)
+    short = 80 / 1.7
+    lq = line_quads(frame, PHOTO)
+    assert any(_matches(q, card, 0.12 * short) for q in lq.quads)
+    on_card = [cv2.pointPolygonTest(card.reshape(-1, 1, 2), tuple(float(v) for v in q.mean(axis=0)), False) >= 0
+               for q in lq.quads]
+    assert all(on_card), "a quad of paper cells is not a card"
+
+
+def test_a_plain_speckled_table_gives_no_line_quad() -> None:
+    # no card: the grain's short edges and the shading are no four straight sides
+    rng = np.random.default_rng(5)
+    table = seen_at(_speckled_stone((1280, 720), rng), None, 60)
+    assert len(line_quads(table, PHOTO).quads) == 0
