@@ -21,14 +21,16 @@ which a red/white check shares only in small squares and a stripe cloth only in 
    is extended both ways to a full card; the two hypotheses share a ``group`` and the
    classifier keeps the better one.  Court cards whose white is an open frame come from
    ``courts.py``, cards on a light table from their edges (``edges.py``) and, in photos, as
-   regions less white than the table (cream stock on a white table: ``darker.py``).
+   regions less white than the table (cream stock on a white table: ``darker.py``) and as four
+   straight sides of a card's proportions where no outline closes (a card about as light as
+   its table: ``lines.py``).
 
 The finder over-proposes on purpose: the classifier's ``back`` class (face-down cards, cloth,
 the stock) and its confidence are the precision stage (``referee.vision.pipeline``).
 
 Modules: ``card_finder`` (:class:`CardFinder`: one frame's pass and the card size kept between
 frames), ``config`` (:class:`FinderConfig`), ``segmentation`` (whiteness mask), ``hypothesis``
-(the proposal type), ``blobs``, ``corners``, ``courts``, ``edges``, ``darker`` (the hypothesis generators),
+(the proposal type), ``blobs``, ``corners``, ``courts``, ``edges``, ``darker``, ``lines`` (the hypothesis generators),
 ``split_cache`` (splits reused while a trick lies still), ``quad`` (quad geometry and crops).
 """
 
