@@ -55,7 +55,7 @@ def _card_on(table: Image, card: PlacedCard, rng: np.random.Generator, stock: fl
     for cx, cy in ((r, r), (w - 1 - r, r), (w - 1 - r, h - 1 - r), (r, h - 1 - r)):
         cv2.circle(alpha, (cx, cy), r, 255, -1)
     rot = cv2.getRotationMatrix2D((w / 2, h / 2), card.angle, 1.0)
-    rot[:, 2] += np.array(card.center) - (w / 2, h / 2)
+    rot[:, 2] = rot[:, 2] + np.array(card.center) - (w / 2, h / 2)
     size = (table.shape[1], table.shape[0])
     warped = cv2.warpAffine(face, rot, size, flags=cv2.INTER_LINEAR)
     mask = cv2.warpAffine(alpha, rot, size, flags=cv2.INTER_LINEAR).astype(np.float32)[..., None] / 255
