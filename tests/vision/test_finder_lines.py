@@ -112,3 +112,13 @@ def test_a_plain_speckled_table_gives_no_line_quad() -> None:
     rng = np.random.default_rng(5)
     table = seen_at(_speckled_stone((1280, 720), rng), None, 60)
     assert len(line_quads(table, PHOTO).quads) == 0
+
+
+def test_a_card_shaped_panel_split_by_a_straight_line_through_its_middle_is_no_card() -> None:
+    # a panel of a lace border or a pair of paper cells: four straight sides of a card's
+    # proportions, but a straight line runs across it; it was the only candidate, and with it
+    # dropped the proposer had no quad left to return (a crash before)
+    image = np.full((400, 600, 3), 90, np.uint8)
+    cv2.rectangle(image, (250, 100), (349, 269), (200, 200, 200), -1)
+    cv2.rectangle(image, (250, 182), (349, 187), (90, 90, 90), -1)
+    assert len(line_quads(image, PHOTO).quads) == 0
