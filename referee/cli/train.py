@@ -50,10 +50,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--real-decks", nargs="+", metavar="DECK",
                       help="italian only, with --real-photos: train on the photos of these real Napoletane decks "
                            "(CC BY 4.0; e.g. deck01 deck02), the others stay unseen (referee/recognition/real_decks.py)")
-    what.add_argument("--factored-heads", type=float, metavar="W",
-                      help="add a suit head and a rank head whose logits are added to each card's, each also fitted "
-                           "to the crop's own suit/rank with this loss weight; exported folded into the one "
-                           f"classifier, so the runtime is unchanged {_d('factored_heads')}")
     what.add_argument("--holdout", nargs="*", metavar="PRINT",
                       help="prints held out for validation, e.g. omerkel_scopa_commons/napoletane (default: the model "
                            "card's; give none to train on everything)")

@@ -77,14 +77,10 @@ def train(options: TrainOptions) -> Path:
                                "given": [code for code, keep in zip(RECOGNISER_LABELS[deck], real.support, strict=True) if keep]}
         t1, cpu1 = time.monotonic(), _cpu_s()
 
-    from referee.recognition.net import CardFactors, CardNet
+    from referee.recognition.net import CardNet
 
-    labels = RECOGNISER_LABELS[deck]
-    factored = CardNet(len(labels), factors=CardFactors.of(labels) if options.factored_heads else None)
-    steps = _fit(factored, synthetic, options, t0, log, real)
-    model = factored.folded()
-    if options.factored_heads:
-        plan["factored_heads"] = options.factored_heads
+    model = CardNet(len(RECOGNISER_LABELS[deck]))
+    steps = _fit(model, synthetic, options, t0, log, real)
     t2, cpu2 = time.monotonic(), _cpu_s()
     report = evaluate_synthetic(model, val, deck)
     log(f"validation (held-out prints): {json.dumps(report['per_set'])}")
@@ -261,11 +257,6 @@ def _fit(model: Any, data: SynthSet, options: TrainOptions, t0: float, log: _Log
     cursor = 0
     timing_start = last_snap = time.monotonic()
     snap_every = options.snapshot_minutes * 60
-    factors = model.factors
-    if factors is not None:
-        # each synthetic crop's suit and rank (-1 for 'back': no suit or rank to learn)
-        suit_y = torch.tensor(factors.suit_of)[labels]
-        rank_y = torch.tensor(factors.rank_of)[labels]
     model.train()
     while total is None or step < total:  # total is set by step ESTIMATE_AT[0] at the latest
         if cursor + options.batch > len(order):
@@ -280,11 +271,8 @@ def _fit(model: Any, data: SynthSet, options: TrainOptions, t0: float, log: _Log
             ridx = real_rng.integers(0, len(real), n_real)
             images = np.concatenate([images, real.images[ridx]])
         x, y = to_batch(images, rng).contiguous(memory_format=layout), labels[torch.from_numpy(idx)]
-        logits, _, suit, rank = model.parts(x)
+        logits, _ = model(x)
         loss = torch.nn.functional.cross_entropy(logits[:len(idx)], y, label_smoothing=0.05)
-        if factors is not None and suit is not None and rank is not None:
-            loss = loss + options.factored_heads * _factor_loss(suit[:len(idx)], rank[:len(idx)],
-                                                                suit_y[torch.from_numpy(idx)], rank_y[torch.from_numpy(idx)])
         if real is not None and allowed is not None:
             loss = (loss * len(idx) + real_loss(logits[len(idx):], allowed[torch.from_numpy(ridx)], support) * n_real) / (len(idx) + n_real)
             logits = logits[:len(idx)]
@@ -316,24 +304,12 @@ def _fit(model: Any, data: SynthSet, options: TrainOptions, t0: float, log: _Log
     return step
 
 
-def _factor_loss(suit: Any, rank: Any, suit_y: Any, rank_y: Any) -> Any:
-    """The suit and rank heads' own cross-entropy on the card crops ('back' crops have neither;
-    the real crops' labels are rank-only and sit out)."""
-    import torch
-
-    face = suit_y >= 0
-    if not bool(face.any()):
-        return suit.sum() * 0.0
-    ce = torch.nn.functional.cross_entropy
-    return ce(suit[face], suit_y[face], label_smoothing=0.05) + ce(rank[face], rank_y[face], label_smoothing=0.05)
-
-
 def _snapshot(model: Any, options: TrainOptions, step: int, log: _Logger) -> None:
     """Export the model as it is now (uncalibrated), for consumers that cannot wait."""
     from referee.recognition.export import export
 
     out = options.cache / "snapshots"
-    export(model.folded(), options.deck, out, 1.0, {"snapshot_step": step})
+    export(model, options.deck, out, 1.0, {"snapshot_step": step})
     model.train()
     log(f"snapshot at step {step} -> {out}")
 

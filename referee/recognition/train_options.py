@@ -55,9 +55,6 @@ class TrainOptions:
     real_photos: float = 0.0
     #: italian, with ``real_photos``: the real Napoletane decks trained on
     real_decks: tuple[str, ...] = ()
-    #: weight of the suit and rank heads' own losses; above 0 the network has the heads, whose
-    #: logits are added to each card's (:class:`~referee.recognition.net.CardFactors`)
-    factored_heads: float = 0.0
     #: prints held out for validation (None: the model card's; empty: train on everything)
     holdout: tuple[str, ...] | None = None
     val_per_face: int = 24
@@ -101,8 +98,6 @@ class TrainOptions:
                 raise ConfigError(f"{option(name)} {getattr(self, name)}: expected 0 or more")
         if not self.lr > 0:
             raise ConfigError(f"--lr {self.lr}: expected a learning rate above 0")
-        if not 0 <= self.factored_heads <= 10:
-            raise ConfigError(f"--factored-heads {self.factored_heads}: expected a loss weight in 0-10 (0: no heads)")
         if not 0 <= self.print_variation <= 1:
             raise ConfigError(f"--print-variation {self.print_variation}: expected a probability in 0-1")
         if self.vary_others and not self.print_variation:

@@ -80,8 +80,6 @@ def _write(tmp_path: Path, text: str) -> Path:
     ('deck = "italian"\nmemory_format = "rows"\n', r"key 'memory_format': expected one of channels_last, contiguous"),
     ('deck = "italian"\ncalibrate_on = "table:x"\n', r"key 'calibrate_on': expected a list"),
     ('deck = "italian"\ncourt_swap = 0.5\n', r"unknown key 'court_swap'"),
-    ('deck = "french"\nfactored_heads = "yes"\n', r"key 'factored_heads': expected float, got 'yes'"),
-    ('deck = "french"\nfactored_head = 0.5\n', r"unknown key 'factored_head'"),
     ('deck = "italian"\nout = "models"\n', r"key 'out' says where a run reads or writes: give --out on the command line"),
     ('samples = 100\n', r"key 'deck' is missing"),
     ('deck = "italian"\nsamples = \n', r"r\.recipe\.toml: not valid TOML"),
@@ -96,7 +94,6 @@ def test_a_bad_recipe_is_named_by_file_and_key(tmp_path: Path, text: str, messag
     ('deck = "italian"\nvary_others = true\n', r"r\.recipe\.toml: --vary-others needs --print-variation"),
     ('deck = "italian"\nreal_photos = 0.1\n', r"r\.recipe\.toml: --real-photos: the italian deck trains on --real-decks"),
     ('deck = "italian"\nbatch = 0\n', r"r\.recipe\.toml: --batch 0: expected at least 1"),
-    ('deck = "french"\nfactored_heads = -1\n', r"r\.recipe\.toml: --factored-heads -1\.0: expected a loss weight"),
 ])
 def test_a_recipe_value_out_of_range_is_named_with_its_file(tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(ConfigError, match=message):

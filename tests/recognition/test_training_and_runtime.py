@@ -214,12 +214,3 @@ def test_a_run_replays_bit_for_bit_with_its_layout_and_records_it(train_fake: Ca
     assert [t["memory_format"] for t in training if isinstance(t, dict)] == ["channels_last", "contiguous"]
     # both layouts export a graph that ONNX Runtime reads like PyTorch (export checks it)
     assert CardClassifier.load("french", tmp_path / "c", threads=1).classify(crops(2))[0].top
-
-
-def test_factored_heads_train_and_export_the_usual_graph(train_fake: Callable[..., dict[str, object]],
-                                                          tmp_path: Path) -> None:
-    meta = train_fake(tmp_path / "m", tmp_path / "c", "--factored-heads", "0.5")
-    training = meta["training"]
-    assert isinstance(training, dict) and training["factored_heads"] == 0.5
-    clf = CardClassifier.load("french", tmp_path / "m")
-    assert clf.run(crops(2))[0].shape == (2, 53)
