@@ -18,12 +18,7 @@ from referee.vision.pipeline import FramePipeline, Read
 
 
 class FakeClassifier(StandInClassifier):
-    """Bright crops are ``AS``; dark ones (backs, cloth) are ``back``.  Every face-up card reads
-    as one face, so the scene's two are a face a deck holds twice (binocolo's ace of spades): a
-    photo's reading keeps no more copies of a card than a deck holds."""
-
-    def __init__(self) -> None:
-        super().__init__("AS")
+    """Bright crops are ``coppe_3``; dark ones (backs, cloth) are ``back``."""
 
     def classify(self, crops: Sequence[Image]) -> list[Read]:
         for crop in crops:
@@ -46,7 +41,7 @@ def test_pipeline_keeps_face_up_cards_in_one_classifier_call() -> None:
     clf = FakeClassifier()
     dets = FramePipeline.create(clf).process(image)
     assert clf.batches and len(clf.batches) == 1
-    assert sorted(dets.card.tolist()) == ["AS", "AS"]
+    assert sorted(dets.card.tolist()) == ["coppe_3", "coppe_3"]
     centres = sorted(tuple(np.round(c / 50)) for c in dets.centers)
     assert centres == sorted(tuple(np.round(q.mean(axis=0) / 50)) for q in quads[:2])
 
@@ -59,7 +54,7 @@ def test_detect_file_prints_the_documented_json(tmp_path: Path) -> None:
     assert set(result) == {"image", "cards", "ms"} and result["image"] == str(path)
     assert len(result["cards"]) == 2
     card = result["cards"][0]
-    assert card["card"] == "AS" and 0 < card["confidence"] <= 1
+    assert card["card"] == "coppe_3" and 0 < card["confidence"] <= 1
     assert len(card["quad"]) == 4 and all(len(p) == 2 for p in card["quad"])
     json.dumps(result)  # plain JSON types only
 
