@@ -22,7 +22,7 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from referee.cards import BACK, DECKS, parse_card
+from referee.cards import BACK, parse_card
 from referee.vision.card_size import prior_quad
 from referee.vision.detections import BoolArray, Detections, FloatArray, Image
 from referee.vision.finder import CardFinder, FinderConfig, portrait_order, rectify
@@ -188,7 +188,7 @@ class FramePipeline:
             again = self.process(image)
             passes.append((again, self._outlined(again)))
         found = _one_reading(passes, sure, measured)
-        found = _at_most_copies(found[_long_sides(found.quad) >= MIN_CARD_PX * self.min_card_share])
+        found = found[_long_sides(found.quad) >= MIN_CARD_PX * self.min_card_share]
         self.finder.reset()
         self.finder.observe(found[found.confidence >= sure].quad)  # keep the size that worked
         return found
@@ -436,26 +436,6 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
     sides = np.sort(np.stack([np.linalg.norm(surest.quad[:, 1] - surest.quad[:, 0], axis=1),
                               np.linalg.norm(surest.quad[:, 2] - surest.quad[:, 1], axis=1)], axis=1), axis=1)
     return _not_smaller(found, (float(np.median(sides[:, 0])), float(np.median(sides[:, 1]))))
-
-
-#: the most copies of each card any deck holds (binocolo's 48 cards hold two of each face)
-MAX_COPIES: dict[str, int] = {code: max(d.copies for d in DECKS.values() if code in d.codes)
-                               for deck in DECKS.values() for code in deck.codes}
-
-
-def _at_most_copies(dets: Detections) -> Detections:
-    """The surest reads of each card, as many as a deck holds of it: a photo of one table
-    shows no more (on a real Triestine photo, nine boxes over a wallet and a king read
-    denari_1 at 0.44-0.93)."""
-    if len(dets) < 2:
-        return dets
-    seen: dict[str, int] = {}
-    keep = np.zeros(len(dets), bool)
-    for i in np.argsort(-dets.confidence, kind="stable").tolist():
-        code = str(dets.card[i])
-        seen[code] = seen.get(code, 0) + 1
-        keep[i] = seen[code] <= MAX_COPIES.get(code, 1)
-    return dets[keep]
 
 
 def _long_sides(quads: FloatArray) -> FloatArray:

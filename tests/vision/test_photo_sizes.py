@@ -15,7 +15,7 @@ from referee.recognition.real_crops import seen_at
 from referee.vision.detections import Detections
 from referee.vision.finder import CardFinder, FinderConfig
 from referee.vision.finder_scenes import PlacedCard, paste_card
-from referee.vision.pipeline import FramePipeline, Read, _at_most_copies, _one_reading
+from referee.vision.pipeline import FramePipeline, Read, _one_reading
 
 Image = npt.NDArray[np.uint8]
 
@@ -152,14 +152,3 @@ def test_a_part_of_a_card_is_judged_by_every_sure_read_of_that_card() -> None:
     reads = _pass((_box(0, 0, 60, 100), "spade_3", 0.98, False), (_box(-10, 0, 60, 100), "spade_3", 0.96, False),
                   (_box(-25, 50, 40, 70), "denari_1", 0.79, False))
     assert _one_reading([reads], 0.8).card.tolist() == ["spade_3"]
-
-
-def test_a_photo_shows_no_more_copies_of_a_card_than_a_deck_holds() -> None:
-    # a real Triestine photo: nine boxes over a wallet, a king and the table read denari_1 at
-    # 0.44-0.93; an Italian deck holds one, binocolo's French deck two of each face from 9 up
-    boxes = _pass(*((_box(100 * k, 0, 60, 100), "denari_1", 0.5 + 0.05 * k, False) for k in range(9)))[0]
-    once = _at_most_copies(boxes)
-    assert once.card.tolist() == ["denari_1"] and abs(float(once.confidence[0]) - 0.9) < 1e-6
-    french = _pass(*((_box(100 * k, 0, 60, 100), code, 0.9 - 0.1 * k, False)
-                     for k, code in enumerate(["AS", "AS", "AS", "7S", "7S"])))[0]
-    assert _at_most_copies(french).card.tolist() == ["AS", "AS", "7S"]
