@@ -76,9 +76,10 @@ def frame_latency(frames: list[tuple[np.ndarray, int, str, object]]) -> None:
     print(f"finder, trick split  {stats(cold_ms, cold_cpu)}   (the frame a trick is first still)")
     try:
         from referee.recognition import CardClassifier
+        from referee.recognition.views import LIVE_VIEWS
         from referee.vision.pipeline import FramePipeline
 
-        classifiers = {f: CardClassifier.load(f, threads=1) for f in ("italian", "french")}
+        classifiers = {f: CardClassifier.load(f, threads=1, views=LIVE_VIEWS) for f in ("italian", "french")}
     except Exception as exc:  # no model yet: the finder figure still stands
         print(f"pipeline             skipped: {exc}")
         return
@@ -102,13 +103,14 @@ def frame_latency(frames: list[tuple[np.ndarray, int, str, object]]) -> None:
 
 def play_delay(seed: int, fps: float) -> None:
     from referee.recognition import CardClassifier
+    from referee.recognition.views import LIVE_VIEWS
     from referee.rules import Referee
     from referee.table.proposal import ProposedPlay
     from referee.vision.live import LiveVision
     from referee.vision.simulator.video import simulate_game
 
     sim = simulate_game("briscola-4", deck="italian", seed=seed, fps=fps)
-    live = LiveVision.create(sim.layout, CardClassifier.load("italian", threads=1), Referee())
+    live = LiveVision.create(sim.layout, CardClassifier.load("italian", threads=1, views=LIVE_VIEWS), Referee())
     seen: list[ProposedPlay] = []
     for frame in sim.frames():
         seen += live.update(frame.image, frame.t, [e for e in frame.events if e.get("event") != "play"])

@@ -271,6 +271,7 @@ def open_vision_feed(
 
     try:
         from referee.recognition import CardClassifier
+        from referee.recognition.views import LIVE_VIEWS
         from referee.vision.layout import TableLayout
         from referee.vision.live import LiveVision
         from referee.vision.sources import open_source
@@ -288,7 +289,7 @@ def open_vision_feed(
                 check_layout_size(cfg, layout.frame_size)
         # the model (and the club's enrollment file, named when missing, corrupt or made with
         # another model) before the camera is taken, like the layout
-        classifier = CardClassifier.load(cfg.game.deck, threads=1, enrollment=enrollment_in_use(cfg))
+        classifier = CardClassifier.load(cfg.game.deck, threads=1, enrollment=enrollment_in_use(cfg), views=LIVE_VIEWS)
         live = is_live(cfg)
         kwargs: dict[str, Any] = {"size": (cfg.camera.width, cfg.camera.height)} if sized else {}
         if sim_events is not None and spec.startswith("sim"):

@@ -44,6 +44,7 @@ from referee.cards import BACK, DECKS, RECOGNISER_LABELS, deck_family
 from referee.errors import ConfigError
 from referee.recognition.classifier import CardClassifier
 from referee.recognition.enroll import Named, checked_enroll, layout_crops, named_crops, usable
+from referee.recognition.views import LIVE_VIEWS
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -85,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     if args.config is not None or args.source is not None:
         raise ConfigError("--config and --source go with --camera")
     deck = deck_family(args.deck)
-    clf = CardClassifier.load(deck, args.model_dir, threads=args.threads)
+    clf = CardClassifier.load(deck, args.model_dir, threads=args.threads, views=LIVE_VIEWS)
     if args.grid and args.layout:
         raise ConfigError("--grid and --layout are two ways to name the cards: give one")
     if args.grid:

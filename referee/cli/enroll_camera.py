@@ -25,6 +25,7 @@ from referee.box.enrol_deck import (
 from referee.cards import DECKS, deck_family
 from referee.errors import ConfigError
 from referee.recognition.classifier import CardClassifier
+from referee.recognition.views import LIVE_VIEWS
 
 
 def run_camera(args: argparse.Namespace) -> int:
@@ -48,7 +49,7 @@ def run_camera(args: argparse.Namespace) -> int:
     out = args.out if args.out is not None else enrollment_path(cfg, family) if cfg is not None else None
     if out is None:
         raise ConfigError("--camera needs --out FILE, or --config (the file is then the one the box reads)")
-    clf = CardClassifier.load(family, args.model_dir, threads=args.threads)
+    clf = CardClassifier.load(family, args.model_dir, threads=args.threads, views=LIVE_VIEWS)
     session = DeckEnrolment(clf, order, plan, out, sure=cfg.thresholds.confidence if cfg is not None else 0.80,
                             copies=copies)
     frames = sim_table(spec, order, plan, frame_size)

@@ -79,6 +79,7 @@ def _tricks(text: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from referee.recognition import CardClassifier
+    from referee.recognition.views import LIVE_VIEWS
     from referee.vision.annotate import AnnotatedVideo, annotate
     from referee.vision.layout import TableLayout
     from referee.vision.sources import EndOfSource, SimulatorSource, open_source
@@ -93,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             raise RefereeError("--layout is required for a camera: make one with `referee calibrate`")
         classifier = CardClassifier.load(family, model_dir=args.models, threads=args.threads,
-                                         enrollment=args.enrollment)
+                                         enrollment=args.enrollment, views=LIVE_VIEWS)
     except RefereeError as exc:
         print(f"referee watch: {exc}", file=sys.stderr)
         return 2

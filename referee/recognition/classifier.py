@@ -23,7 +23,7 @@ from referee.paths import models_dir
 from referee.recognition.enrollment import Enrollment, unit_rows
 from referee.recognition.model_info import ModelInfo, model_paths, sha256_file
 from referee.recognition.preprocess import check_crop, resize_crop
-from referee.recognition.views import check_views, expand, reads
+from referee.recognition.views import LIVE_VIEWS, check_views, expand, reads
 
 F32 = npt.NDArray[np.float32]
 #: rows of one model call when a crop is read in several views
@@ -78,7 +78,8 @@ class CardClassifier:
         ``referee enroll`` (or a loaded :class:`Enrollment`) for the club's own deck.
         ``views`` (:mod:`referee.recognition.views`: ``turn``, ``tight``, ``loose``) also reads
         every crop those ways (in the same call) and averages the reads' probabilities; ``None`` = what
-        the model's JSON says (``"views"``, default none).
+        the model's JSON says (``"views"``, default none), or none with an enrollment (its
+        prototypes are single reads' embeddings; ``views.LIVE_VIEWS``).
         """
         deck = deck_family(deck)
         folder = Path(model_dir) if model_dir is not None else models_dir()
@@ -94,7 +95,7 @@ class CardClassifier:
             source = str(enrollment)
             enrollment = Enrollment.load(Path(enrollment))
         if views is None:
-            views = info.views
+            views = info.views if enrollment is None else LIVE_VIEWS
         clf = cls(session, info, None, top_k, onnx_path, views, info.onnx_sha256)
         if enrollment is not None:
             try:

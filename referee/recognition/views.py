@@ -21,6 +21,11 @@ U8 = npt.NDArray[np.uint8]
 
 #: the views a model's JSON may name (``"views"``), each read besides the crop as given
 VIEWS = ("turn", "tight", "loose")
+#: what the live loop reads (box, ``referee watch``, the simulated deals): each crop once. Six
+#: reads cost about 10 ms of a 1280x720 frame's 25 ms budget, and the live loop confirms a card
+#: over several frames anyway; the model's views are for a single photo (``referee detect``). An
+#: enrollment's prototypes are embeddings of single reads, so a classifier with one reads once too.
+LIVE_VIEWS: tuple[str, ...] = ()
 #: pixels cut off (tight) or added by repeating the edge (loose) at each side of a 64x96 input,
 #: about 3% of the card's width and height: the finder's cut is rarely further off than that
 ZOOM_PX = (2, 3)

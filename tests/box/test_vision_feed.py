@@ -322,3 +322,23 @@ def test_the_clubs_enrollment_file_is_loaded_and_a_missing_one_named_before_the_
     assert main(args) == 1
     assert f"enrollment file not found: {tmp_path / 'club.npz'}" in capsys.readouterr().err
     assert opened == []
+
+
+def test_the_box_reads_each_crop_once_whatever_views_the_model_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The live loop's recogniser reads a crop once (views.LIVE_VIEWS): the French model's six
+    test-time views would cost ~10 ms of a frame's 25 ms budget."""
+    from referee.recognition import CardClassifier
+
+    config = tmp_path / "config.toml"
+    config.write_text('[game]\nname = "belotta"\n[camera]\nsource = "usb:0"\n')
+    loaded: list[object] = []
+
+    def load(*args: object, **kwargs: object) -> object:
+        loaded.append(kwargs.get("views"))
+        raise CameraError("stop here")
+
+    monkeypatch.setattr(CardClassifier, "load", load)
+    main(["run", "--config", str(config), "--no-hardware", "--state-dir", str(tmp_path / "state")])
+    assert loaded == [()]

@@ -214,3 +214,17 @@ def test_a_run_replays_bit_for_bit_with_its_layout_and_records_it(train_fake: Ca
     assert [t["memory_format"] for t in training if isinstance(t, dict)] == ["channels_last", "contiguous"]
     # both layouts export a graph that ONNX Runtime reads like PyTorch (export checks it)
     assert CardClassifier.load("french", tmp_path / "c", threads=1).classify(crops(2))[0].top
+
+
+def test_a_photo_reads_the_french_models_views_the_live_loop_and_an_enrollment_read_once() -> None:
+    """The committed French model names its views for a single photo; the live loop (its 25 ms
+    frame budget) and a club's enrollment (prototypes of single reads) read each crop once."""
+    from referee.recognition.enrollment import Enrollment
+    from referee.recognition.views import LIVE_VIEWS
+
+    photo = CardClassifier.load("french")
+    assert photo.views == ("turn", "tight", "loose")
+    assert CardClassifier.load("french", views=LIVE_VIEWS).views == ()
+    dim = photo.info.embedding_dim
+    club = Enrollment("french", ("AS",), np.eye(1, dim, dtype=np.float32), photo.model_sha256, weight=0.7, scale=20.0)
+    assert CardClassifier.load("french", enrollment=club).views == ()

@@ -128,6 +128,7 @@ def watch_stepper(
     """
     try:
         from referee.recognition import CardClassifier
+        from referee.recognition.views import LIVE_VIEWS
         from referee.vision.live import LiveVision
         from referee.vision.watch import WatchLoop
     except ImportError as exc:
@@ -139,7 +140,7 @@ def watch_stepper(
         classifier = TemplateClassifier(sim.face_set, family)
     else:
         try:
-            classifier = CardClassifier.load(family, threads=1)
+            classifier = CardClassifier.load(family, threads=1, views=LIVE_VIEWS)
         except RefereeError as exc:
             return None, f"no {family} recogniser model ({exc})"
     live = LiveVision.create(layout, classifier, referee, apply_plays=False)
