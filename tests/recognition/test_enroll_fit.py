@@ -14,6 +14,7 @@ from referee.paths import models_dir, shared_dir
 from referee.recognition import CardClassifier, Enrollment
 from referee.recognition.enroll import enroll
 from referee.recognition.enroll_fit import MAX_WEIGHT
+from referee.recognition.views import LIVE_VIEWS
 
 EPFL = shared_dir() / "photos" / "french_suits_epfl_iapr2021_custom_topdown"
 #: 12 cards of a home-made deck: big marks and no index the model knows (like the EPFL
@@ -50,7 +51,9 @@ def home_card(i: int) -> np.ndarray:
 def base() -> CardClassifier:
     if not (models_dir() / "french.onnx").exists():
         pytest.skip("no committed french model")
-    return CardClassifier.load("french", threads=1)
+    # as `referee enroll` loads it: an enrollment's prototypes are single reads' embeddings, and a
+    # classifier with an enrollment reads each crop once (views.LIVE_VIEWS)
+    return CardClassifier.load("french", threads=1, views=LIVE_VIEWS)
 
 
 @pytest.mark.shared("photos/french_suits_epfl_iapr2021_custom_topdown")
