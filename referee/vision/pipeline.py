@@ -389,9 +389,8 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
     # pips (the card is partly covered: a finger, the next card of a trick), however surely it
     # reads: not a card, and no reason to drop the larger read (a box around a card reads that
     # card itself; one around two cards reads a court or another suit as often as not); but not
-    # of a box that is itself a card with the table around it (on a lace cloth, a box two cards
-    # tall around a 6 of coppe and the lace read coppe_7 at 0.49, around a denari_6 box read at
-    # 0.86, and the card itself coppe_6 at 0.98)
+    # of a box that is itself a card with the table around it (a patterned cloth merges with the
+    # card into such boxes, and the card inside them is the card)
     pips_of = geo & fewer & ~(outlined & is_sure)[:, None]
     geo = geo & ~pips_of
     around_card: BoolArray = np.asarray((geo & (surer | outlined[:, None]) & is_sure[:, None]).any(axis=0))
@@ -402,9 +401,8 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
     centres = both.centers
     shorts = np.linalg.norm(both.quad[:, 0] - both.quad[:, 1], axis=1)
     # part[i, j]: i is a box at most part_area of sure card j with straddle or more of it on j
-    # (the cards of one deck are one size: on a lace cloth, boxes 0.3-0.6 of a card over its
-    # corner or half of its pips and the lace beside them read denari_1 at 0.94, bastoni_2 at
-    # 0.99 beside the card read at 0.99; half a 4 of coppe read denari_2 at 0.98)
+    # (the cards of one deck are one size: a box over a card's corner or half of its pips and
+    # the table beside it reads surely as a pip card as often as not)
     part = (areas[:, None] <= part_area * areas[None, :]) & (on >= straddle) & is_sure[None, :]
     # a second read of a kept card: the same card on ``touch`` or more of it (one deck holds
     # each card once), or, read less surely than a sure card, some of its pips on ``straddle``
