@@ -97,6 +97,8 @@ def epfl(root: Path) -> dict[Path, list[Truth]]:
 
 
 SETS = {"triestine": ("italian", triestine), "pinochle": ("french", pinochle), "epfl": ("french", epfl)}
+#: how many of each card a set's deck holds (``referee detect --copies``): a pinochle deck two
+COPIES = {"pinochle": 2}
 
 
 def _parts(code: str) -> tuple[str, str]:
@@ -184,7 +186,9 @@ def run_set(name: str, finder_only: bool, show: Path | None, limit: int, split: 
             result = _finder_only(np.asarray(image, np.uint8))
         else:
             config = None if split is None else FinderConfig(split=split)
-            result = detect_image(FramePipeline.create(classifier, config=config), np.asarray(image, np.uint8))
+            pipeline = FramePipeline.create(classifier, config=config)
+            pipeline.copies = COPIES.get(name, 1)
+            result = detect_image(pipeline, np.asarray(image, np.uint8))
         score_image(path, truths, result, image.shape, tally, finder_only)
         if held_out is not None and trainable and not is_training_photo(path.name, names):
             score_image(path, truths, result, image.shape, held_out, finder_only)

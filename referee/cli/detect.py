@@ -31,6 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--enrollment", default=None, help="the club's deck, from `referee enroll` (.npz)")
     parser.add_argument("--max-width", type=_width, default=1280, help="analysis width (default 1280, at least 64)")
     parser.add_argument("--min-confidence", type=float, default=0.3)
+    parser.add_argument("--copies", type=int, choices=(1, 2), default=1,
+                        help="how many of each card the deck holds (2: binocolo's 48 cards, a pinochle deck); "
+                        "with 1, the same card read twice where two reads overlap is one card (default 1)")
 
 
 def _width(text: str) -> int:
@@ -51,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
                                      enrollment=args.enrollment)
     pipeline = FramePipeline.create(classifier)
     pipeline.min_confidence = args.min_confidence
+    pipeline.copies = args.copies
     w, h = classifier.input_size
     classifier.classify([np.zeros((h, w, 3), np.uint8)])  # warm up: the first run is slow, not the frame
     status = 0

@@ -81,6 +81,9 @@ class FramePipeline:
     #: a card-shaped box smaller than that is a pip or a print detail (a photo's edge regions
     #: close around single pips of a card itself too small to be found whole)
     min_card_share: float = 0.5
+    #: how many of each card the deck holds (:attr:`referee.cards.Deck.copies`: binocolo's two);
+    #: with one, two reads of the same card on each other in a photo are one card
+    copies: int = 1
 
     @classmethod
     def create(
@@ -187,7 +190,7 @@ class FramePipeline:
             tried.append(self.finder.card_size)
             again = self.process(image)
             passes.append((again, self._outlined(again)))
-        found = _one_reading(passes, sure, measured)
+        found = _one_reading(passes, sure, measured, copies=self.copies)
         found = found[_long_sides(found.quad) >= MIN_CARD_PX * self.min_card_share]
         self.finder.reset()
         self.finder.observe(found[found.confidence >= sure].quad)  # keep the size that worked
@@ -347,7 +350,7 @@ def _near(size: tuple[float, float] | None, sizes: Sequence[tuple[float, float] 
 
 def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, guessed_from: int = 0,
                  pip_area: float = 0.5, inside: float = 0.7, straddle: float = 0.4, margin: float = 0.1,
-                 touch: float = 0.15, part_area: float = 0.65) -> Detections:
+                 touch: float = 0.15, part_area: float = 0.65, copies: int = 1) -> Detections:
     """The cards of several passes over one photo at different card sizes (each with which of
     its detections are a card's own outline), as one reading.
 
@@ -360,7 +363,8 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
     a kept sure card, either of them at a guessed size (``passes[guessed_from:]``), is a
     rectangle over part of that card and the table beside it (within one pass, and between
     sizes measured on the photo's cards, overlapping cards are the finder's to split); in any
-    pass, one read as the same card with ``touch`` or more of it on a kept one, or as a sure
+    pass, one read as the same card with ``touch`` or more of it on a kept one (``straddle``
+    when the deck holds ``copies`` of a card: a second copy may lie on the first), or as a sure
     kept card's suit with fewer pips with ``straddle`` or more of it on it, is a second read of
     that card; none of these judges a detection by a kept box that is a part of it.  A part: a
     box at most ``part_area`` of a sure card with ``straddle`` or more of it on that card (its
@@ -404,11 +408,13 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
     # (the cards of one deck are one size: a box over a card's corner or half of its pips and
     # the table beside it reads surely as a pip card as often as not)
     part = (areas[:, None] <= part_area * areas[None, :]) & (on >= straddle) & is_sure[None, :]
-    # a second read of a kept card: the same card on ``touch`` or more of it (one deck holds
-    # each card once), or, read less surely than a sure card, some of its pips on ``straddle``
-    # or more of it (a trick's card is read while covered by up to ~40%, issue 22's contract,
-    # so less than that of it lies on the card above it)
+    # a second read of a kept card: the same card on ``touch`` or more of it where the deck
+    # holds each card once; where it holds two (binocolo), on ``straddle`` or more of it, as
+    # much as no second copy can lie on the first (a trick's card is read while covered by up
+    # to ~40%, issue 22's contract, so less than that of it lies on the card above it); or,
+    # read less surely than a sure card, some of its pips on ``straddle`` or more of it
     same = both.card[:, None] == both.card[None, :]
+    same_on = touch if copies <= 1 else straddle
     again = fewer & is_sure[None, :]
     kept: list[int] = []
     for i in np.argsort(-both.confidence, kind="stable").tolist():
@@ -419,7 +425,7 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
                np.linalg.norm(centres[i] - centres[j]) <= 0.5 * shorts[j]
                or (((source[i] != source[j] and max(source[i], source[j]) >= guessed_from and is_sure[j]) or again[i, j])
                    and on[i, j] >= straddle)
-               or (same[i, j] and on[i, j] >= touch))
+               or (same[i, j] and on[i, j] >= same_on))
                for j in kept):
             continue
         kept.append(i)

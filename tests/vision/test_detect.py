@@ -130,3 +130,28 @@ def test_detect_reads_with_the_clubs_enrollment_and_names_a_missing_one(
     monkeypatch.setattr(recognition.CardClassifier, "load", load)
     assert main(["detect", "--deck", "italian", "--enrollment", "club.npz", str(good)]) == 0
     assert seen == ["club.npz"]
+
+
+def test_detect_tells_the_pipeline_how_many_of_each_card_the_deck_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import referee.recognition as recognition
+
+    image, _ = _scene()
+    good = tmp_path / "good.png"
+    cv2.imwrite(str(good), image)
+    monkeypatch.setattr(recognition.CardClassifier, "load", lambda *a, **k: FakeClassifier())
+    copies: list[int] = []
+    still = FramePipeline.process_still
+
+    def spy(self: FramePipeline, image: Image, sure: float = 0.8) -> object:
+        copies.append(self.copies)
+        return still(self, image, sure)
+
+    monkeypatch.setattr(FramePipeline, "process_still", spy)
+    assert main(["detect", "--deck", "french", "--copies", "2", str(good)]) == 0
+    assert main(["detect", "--deck", "french", str(good)]) == 0
+    assert copies == [2, 1]
+    with pytest.raises(SystemExit):
+        main(["detect", "--deck", "french", "--copies", "3", str(good)])
+    assert "--copies" in capsys.readouterr().err

@@ -152,3 +152,17 @@ def test_a_part_of_a_card_is_judged_by_every_sure_read_of_that_card() -> None:
     reads = _pass((_box(0, 0, 60, 100), "spade_3", 0.98, False), (_box(-10, 0, 60, 100), "spade_3", 0.96, False),
                   (_box(-25, 50, 40, 70), "denari_1", 0.79, False))
     assert _one_reading([reads], 0.8).card.tolist() == ["spade_3"]
+
+
+def test_two_copies_of_a_card_in_one_trick_are_two_cards_when_the_deck_holds_two() -> None:
+    # binocolo's deck holds two of each card: the second ace of spades laid over a third of the first
+    trick = _pass((_box(0, 0, 60, 100), "AS", 0.95, True), (_box(0, 67, 60, 100), "AS", 0.9, True))
+    assert len(_one_reading([trick], 0.8, copies=2)) == 2
+    # with one of each card in the deck, the same card on itself is one card read twice
+    assert len(_one_reading([trick], 0.8)) == 1
+
+
+def test_a_card_read_twice_half_on_itself_is_one_card_even_when_the_deck_holds_two() -> None:
+    # over 40% of one on the other is more than a trick's covered card shows (issue 22's contract)
+    reads = _pass((_box(0, 0, 60, 100), "AS", 0.99, True), (_box(0, 45, 60, 100), "AS", 0.96, False))
+    assert len(_one_reading([reads], 0.8, copies=2)) == 1
