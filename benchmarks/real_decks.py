@@ -19,7 +19,8 @@ then the same with each photo area-downscaled so the card is 245 / 160 / 100 / 8
 box's camera, hardware/README.md) and JPEG-compressed at quality 60, and the confusion pairs
 (label -> read, over all sizes). The shrunk photo alone is a tiny image the card fills most of;
 ``--in-frame`` also places it in a 1280x720 frame of the photo's own surface (the median colour
-outside the card's quad, with mild noise; a place drawn per photo, seeded by its name), as the
+outside the card's quad, with mild noise; a place drawn per photo, seeded by its name; the
+photo's border faded into it, short of the card), as the
 box's camera sees a card 80-245 px tall on its table, then JPEG 60. A deck a model trained on is marked ``seen`` (the model's JSON
 ``training.real_photos.decks``): its figures say nothing about unseen decks.
 
@@ -53,6 +54,8 @@ from referee.vision.pipeline import FramePipeline
 #: card heights (px) of the shrunk runs, as ``recognition_accuracy.CAMERA_HEIGHTS``
 HEIGHTS = (245, 160, 100, 80)
 JPEG_QUALITY = 60
+#: how far (px) the shrunk photo fades into the ``--in-frame`` frame at its border
+BLEND_PX = 24
 #: (width, height) of the box camera's frame for ``--in-frame``
 FRAME = (1280, 720)
 #: a regime: the card height (None: the photo as it is) and whether the photo lies in a frame
@@ -108,8 +111,18 @@ def in_frame(image: np.ndarray, quad: np.ndarray, height: int, name: str) -> tup
     rng = np.random.default_rng(zlib.crc32(name.encode()))
     frame = np.clip(colour + rng.normal(0.0, 3.0, (FRAME[1], FRAME[0], 3)), 0, 255).astype(np.uint8)
     x, y = int(rng.integers(0, FRAME[0] - size[0] + 1)), int(rng.integers(0, FRAME[1] - size[1] + 1))
-    frame[y : y + size[1], x : x + size[0]] = small
     placed = quad * np.float32(size[1] / h) + np.array([x, y], np.float32)
+    # the photo fades into the frame over up to BLEND_PX (never over the card): a pasted photo's
+    # straight border is a step a real camera frame does not have, and closes quads of its own
+    inside = np.zeros((size[1] + 2, size[0] + 2), np.uint8)
+    inside[1:-1, 1:-1] = 255
+    to_border = cv2.distanceTransform(inside, cv2.DIST_L2, 3)[1:-1, 1:-1]
+    card = np.zeros(size[::-1], np.uint8)
+    cv2.fillConvexPoly(card, (placed - np.array([x, y], np.float32)).astype(np.int32), 255)
+    ramp = max(1.0, min(float(BLEND_PX), float(to_border[card > 0].min()) - 1.0)) if card.any() else float(BLEND_PX)
+    alpha = np.clip(to_border / ramp, 0.0, 1.0)[..., None]
+    window = frame[y : y + size[1], x : x + size[0]].astype(np.float32)
+    frame[y : y + size[1], x : x + size[0]] = np.clip(alpha * small + (1.0 - alpha) * window + 0.5, 0, 255).astype(np.uint8)
     return seen_at(frame, None, JPEG_QUALITY), placed.astype(np.float32)
 
 
