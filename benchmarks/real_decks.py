@@ -14,6 +14,8 @@ false/100  every other detection (a wrong card, a second card cut from the same 
            card on the table), per 100 photos
 crop       the classifier alone on the card cut along its verified quad (no finder): separates a
            finder miss from a misread
+sure       the crops read right at >= 0.8 (:data:`SURE`; below it the live loop asks the operator):
+           where every crop is read right, whether a model's reads are sure of it
 
 then the same with each photo area-downscaled so the card is 245 / 160 / 100 / 80 px tall (the
 box's camera, hardware/README.md) and JPEG-compressed at quality 60, and the confusion pairs
@@ -58,6 +60,8 @@ JPEG_QUALITY = 60
 BLEND_PX = 24
 #: (width, height) of the box camera's frame for ``--in-frame``
 FRAME = (1280, 720)
+#: a crop read right at this confidence or more is sure (the pipeline asks the operator below it)
+SURE = 0.8
 #: a regime: the card height (None: the photo as it is) and whether the photo lies in a frame
 Regime = tuple[int | None, bool]
 
@@ -68,6 +72,7 @@ class Tally:
     right: int = 0
     false: int = 0
     crop_right: int = 0
+    crop_sure: int = 0
     confusions: Counter[str] = field(default_factory=Counter)
 
     def add(self, other: Tally) -> None:
@@ -75,11 +80,12 @@ class Tally:
         self.right += other.right
         self.false += other.false
         self.crop_right += other.crop_right
+        self.crop_sure += other.crop_sure
         self.confusions.update(other.confusions)
 
     def row(self) -> str:
         n = max(1, self.photos)
-        return (f"{self.photos:4d} {self.right / n:7.1%} {100 * self.false / n:8.1f} {self.crop_right / n:7.1%}")
+        return (f"{self.photos:4d} {self.right / n:7.1%} {100 * self.false / n:8.1f} {self.crop_right / n:7.1%} {self.crop_sure / n:7.1%}")
 
 
 def shrink(image: np.ndarray, quad: np.ndarray, height: int | None) -> tuple[np.ndarray, np.ndarray]:
@@ -154,6 +160,7 @@ def score_photo(pipeline: FramePipeline | None, classifier: CardClassifier, phot
     crop = cut(DeckPhoto(photo.image, photo.card, photo.deck, quad), {photo.image: np.asarray(img, np.uint8)})
     read = classifier.classify([crop])[0]
     t.crop_right = int(read.card == photo.card)
+    t.crop_sure = int(read.card == photo.card and read.confidence >= SURE)
     if pipeline is None and read.card != photo.card:
         t.confusions[f"{photo.card}->{read.card} (crop)"] += 1
     return t
@@ -191,7 +198,7 @@ def show(result: dict[str, Any], model_dir: Path) -> None:
             label += f", in a {FRAME[0]}x{FRAME[1]} frame of the photo's surface"
         if result["crops_only"]:
             label += " (crops only: no finder, right and false/100 not measured)"
-        print(f"\n-- {label}\n{'deck':14} {'n':>4} {'right':>7} {'false/100':>8} {'crop':>7}")
+        print(f"\n-- {label}\n{'deck':14} {'n':>4} {'right':>7} {'false/100':>8} {'crop':>7} {'sure':>7}")
         unseen, every = Tally(), Tally()
         for d in result["decks"]:
             t = tallies.get((d, (h, framed)))
@@ -236,7 +243,7 @@ def main() -> None:
     show(result, args.model_dir)
     print(f"({time.monotonic() - t:.0f}s)")
     out: dict[str, Any] = {"seen": result["seen"], "excluded": result["excluded"], "decks": {
-        f"{d}@{h or 'photo'}{'-frame' if f else ''}": {"photos": v.photos, "right": v.right, "false": v.false, "crop_right": v.crop_right,
+        f"{d}@{h or 'photo'}{'-frame' if f else ''}": {"photos": v.photos, "right": v.right, "false": v.false, "crop_right": v.crop_right, "crop_sure": v.crop_sure,
                                 "confusions": dict(v.confusions)} for (d, (h, f)), v in result["tallies"].items()}}
     if args.others:
         sys.path.insert(0, str(Path(__file__).resolve().parent))
