@@ -353,6 +353,7 @@ def box_enrolment(cfg: BoxConfig, feed: Any, keepalive: Callable[[], None] = lam
     table on a simulated box), written to :func:`enrollment_path` and, once done, read with by
     the running box (``feed.use_enrollment``) as by every later start."""
     from referee.recognition import CardClassifier, Enrollment
+    from referee.recognition.views import LIVE_VIEWS
     from referee.vision.enroll_grid import table_order
 
     deck, family = table_deck(cfg), cfg.game.deck
@@ -361,7 +362,9 @@ def box_enrolment(cfg: BoxConfig, feed: Any, keepalive: Callable[[], None] = lam
     kind, _, rest = cfg.camera.source.partition(":")
     plan = grid_plan(len(order), family, frame_size, None if kind == "sim" else cfg.layout)
     out = enrollment_path(cfg, family)
-    session = DeckEnrolment(CardClassifier.load(family, threads=1), order, plan, out,
+    # single reads, whatever views the model names for a photo: the prototypes must be the
+    # embeddings the box's live loop (views.LIVE_VIEWS) will compare with them
+    session = DeckEnrolment(CardClassifier.load(family, threads=1, views=LIVE_VIEWS), order, plan, out,
                             sure=cfg.thresholds.confidence, copies=DECKS[deck].copies, keepalive=keepalive)
     frames = (sim_table(f"sim:{rest}", order, plan, frame_size) if kind == "sim" else None) or TableFrames(
         source=feed.source, markers=layout_markers(cfg.layout))

@@ -18,6 +18,7 @@ from referee.errors import ConfigError
 from referee.paths import models_dir
 from referee.recognition import CardClassifier, Enrollment
 from referee.recognition.enroll_readback import Confusion, ReadBack, read_back
+from referee.recognition.views import LIVE_VIEWS
 from referee.vision.enroll_grid import (
     GridPlan,
     LayoutError,
@@ -148,7 +149,8 @@ def test_the_read_back_names_each_card_it_would_confuse_with_its_pair_and_margin
 def _italian_model() -> CardClassifier:
     if not (models_dir() / "italian.onnx").exists():
         pytest.skip("no committed italian model")
-    return CardClassifier.load("italian", threads=1)
+    # as the box loads it: the live loop and an enrollment read each crop once
+    return CardClassifier.load("italian", threads=1, views=LIVE_VIEWS)
 
 
 def test_a_layout_with_a_missing_card_writes_nothing_and_names_the_place(tmp_path: Path) -> None:
@@ -194,6 +196,24 @@ def test_the_box_uses_the_deck_enrolled_at_the_table_over_the_configs(cfg: BoxCo
     assert made_here == cfg.state_dir / "enrollment-italian.npz" and enrollment_in_use(cfg) == made_here
     french = dataclasses.replace(cfg, game=dataclasses.replace(cfg.game, name="belotta", deck="french"))
     assert enrollment_in_use(french) == configured  # the Italian deck's is not the French one's
+
+
+def test_the_box_enrols_its_deck_from_single_reads_as_its_live_loop_reads(
+        cfg: BoxConfig, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An enrolment's prototypes are compared with the live loop's single reads, so the box
+    enrols with single reads too, whatever test-time views the model names for a photo."""
+    from referee.box.enrol_deck import box_enrolment
+
+    loaded: list[object] = []
+
+    def load(*args: object, **kwargs: object) -> object:
+        loaded.append(kwargs.get("views"))
+        raise RuntimeError("stop here")
+
+    monkeypatch.setattr(CardClassifier, "load", load)
+    with pytest.raises(RuntimeError, match="stop here"):
+        box_enrolment(cfg, object())
+    assert loaded == [LIVE_VIEWS] == [()]
 
 
 def test_grid_plan_is_plain_data() -> None:
