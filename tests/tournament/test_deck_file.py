@@ -23,6 +23,7 @@ from referee.box.vision_feed import VisionFeed
 from referee.errors import ConfigError
 from referee.recognition import CardClassifier
 from referee.recognition.enrollment import Enrollment
+from referee.recognition.views import LIVE_VIEWS
 from referee.tournament import Entrant, Knockout, Register, Start
 from referee.tournament.messages import (
     MAX_DECK_FILE_BYTES,
@@ -178,7 +179,7 @@ def _feed(classifier: CardClassifier) -> VisionFeed:
 
 
 def test_the_recogniser_switches_to_a_deck_made_for_its_model_and_keeps_its_own_otherwise(tmp_path: Path) -> None:
-    clf = CardClassifier.load("italian", threads=1)
+    clf = CardClassifier.load("italian", threads=1, views=LIVE_VIEWS)  # as the box loads it
     feed = _feed(clf)
     labels = clf.labels[:3]
     good_path, bad_path = tmp_path / "good.npz", tmp_path / "bad.npz"

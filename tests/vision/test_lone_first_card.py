@@ -15,6 +15,7 @@ import pytest
 
 from referee.paths import models_dir
 from referee.recognition import CardClassifier
+from referee.recognition.views import LIVE_VIEWS
 from referee.rules.referee import Referee
 from referee.table.proposal import ProposedPlay
 from referee.vision.layout import TableLayout, default_seat_names
@@ -34,7 +35,7 @@ CONFIRM_BELOW = 0.8
 
 def _plays(card: CardSpec, texture: str, seed: int, frames: int = 24) -> list[ProposedPlay]:
     layout = TableLayout.default(default_seat_names(2), CAMERA.size, CAMERA.matrix)
-    live = LiveVision.create(layout, CardClassifier.load("italian", threads=1), Referee(), apply_plays=False)
+    live = LiveVision.create(layout, CardClassifier.load("italian", threads=1, views=LIVE_VIEWS), Referee(), apply_plays=False)
     rng = np.random.default_rng(seed)
     spec = SceneSpec(cards=(card,), face_set=FACES, texture=texture, texture_seed=seed, camera=CAMERA,
                      card_height=CARD_HEIGHT)

@@ -15,6 +15,7 @@ import pytest
 
 from referee.paths import models_dir
 from referee.recognition import CardClassifier
+from referee.recognition.views import LIVE_VIEWS
 from referee.rules.referee import Referee
 from referee.table.proposal import ProposedPlay
 from referee.vision.detections import Detections
@@ -52,7 +53,8 @@ Quad = npt.NDArray[np.float32]
 
 @pytest.fixture(scope="module")
 def classifier() -> CardClassifier:
-    return CardClassifier.load("italian", threads=1)
+    # the live loop reads each crop once, whatever views the model names for a single photo
+    return CardClassifier.load("italian", threads=1, views=LIVE_VIEWS)
 
 
 def _hidden(under: CardSpec, over: CardSpec) -> float:

@@ -9,6 +9,7 @@ import pytest
 from referee.cards import BACK
 from referee.paths import models_dir
 from referee.recognition import CardClassifier
+from referee.recognition.views import LIVE_VIEWS
 from referee.vision.calibrate import calibrate_image
 from referee.vision.detections import Detections, Image
 from referee.vision.finder import FinderConfig
@@ -29,7 +30,8 @@ CASES = [("briscola-4", 1, "check"), ("briscola-2", 1, "felt"), ("briscola-4", 2
 
 @pytest.fixture(scope="module")
 def classifier() -> CardClassifier:
-    return CardClassifier.load("italian", threads=1)
+    # the live loop reads each crop once, whatever views the model names for a single photo
+    return CardClassifier.load("italian", threads=1, views=LIVE_VIEWS)
 
 
 def _frame(sim: SimulatedGame, drop_briscola: bool = False) -> tuple[Image, list[tuple[str, bool]], TableLayout]:
