@@ -16,6 +16,7 @@ from referee.vision.finder.blobs import blob_hypotheses
 from referee.vision.finder.config import FinderConfig
 from referee.vision.finder.courts import strip_card_hypotheses, thin_card_hypotheses
 from referee.vision.finder.darker import darker_card_hypotheses
+from referee.vision.finder.edge_blobs import edge_blob_hypotheses
 from referee.vision.finder.edges import edge_card_hypotheses
 from referee.vision.finder.hypothesis import Hypothesis, new_only
 from referee.vision.finder.lines import LineCache, line_card_hypotheses
@@ -80,11 +81,13 @@ class CardFinder:
         light_table = float(np.count_nonzero(white >= thresholds[0])) > cfg.light_table_frac * white.size
         if cfg.edge_regions or (cfg.edge_regions is None and light_table):
             hyps += edge_card_hypotheses(small, hyps, cfg, first_group=len(hyps))
+        known = self.sizes.observed or cfg.card_height is not None
+        if cfg.edge_blobs or (cfg.edge_blobs is None and light_table and known and cfg.split_when_still and not cfg.edge_regions):
+            hyps += edge_blob_hypotheses(small, hyps, short, long_, cfg, focus_work, first_group=len(hyps))
         if cfg.edge_regions:  # photos only (``process_still``): the live loop's cost stays as it is
             hyps += darker_card_hypotheses(white, thresholds, hyps, cfg, first_group=len(hyps))
         if cfg.line_regions or (cfg.line_regions is None and cfg.edge_regions):
             # of the card's size once a read or the layout gave it; any size at a photo's first look
-            known = self.sizes.observed or cfg.card_height is not None
             hyps += line_card_hypotheses(image, scale, hyps, cfg, (short, long_) if known else None, len(hyps), self._lines)
         self._splits.roll()
         hyps = sorted(hyps, key=lambda h: -h.score)[: cfg.max_candidates]

@@ -53,6 +53,14 @@ class FinderConfig:
     #: looks light (more than ``light_table_frac`` of the frame passes as card stock).
     edge_regions: bool | None = None
     light_table_frac: float = 0.3
+    #: Also propose cards from regions closed by faint edges, read as blobs at the known card
+    #: size (``edge_blobs.py``): on a light table no whiteness blob is a card.  None = in the
+    #: live loop (``split_when_still``) on a light table once the card size is known (the
+    #: layout's, or a read's): single photos have the straight-edge proposer instead.
+    edge_blobs: bool | None = None
+    #: Canny's (low, high) thresholds for ``edge_blobs``: a card's side on a table nearly as
+    #: light as itself is a step of a few grey levels.
+    edge_blob_canny: tuple[int, int] = (20, 60)
     #: With ``edge_regions`` True (photos): the opening (a fraction of the frame's short side) that parts a
     #: card darker than its light table from dark spots touching it (``darker.py``).
     darker_open_frac: float = 0.01
