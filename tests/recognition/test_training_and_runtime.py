@@ -228,3 +228,39 @@ def test_a_photo_reads_the_french_models_views_the_live_loop_and_an_enrollment_r
     dim = photo.info.embedding_dim
     club = Enrollment("french", ("AS",), np.eye(1, dim, dtype=np.float32), photo.model_sha256, weight=0.7, scale=20.0)
     assert CardClassifier.load("french", enrollment=club).views == ()
+
+
+def _rows_per_call(clf: CardClassifier) -> list[int]:
+    """The rows of each model call ``clf`` makes from now on (its ONNX session wrapped)."""
+    session = clf._session
+    rows: list[int] = []
+
+    class Counting:
+        def get_inputs(self) -> object:
+            return session.get_inputs()  # type: ignore[attr-defined]
+
+        def run(self, names: object, feeds: dict[str, np.ndarray]) -> object:
+            rows.extend(len(v) for v in feeds.values())
+            return session.run(names, feeds)  # type: ignore[attr-defined]
+
+    clf._session = Counting()
+    return rows
+
+
+def test_a_photo_reads_the_italian_models_views_and_the_live_loop_reads_once() -> None:
+    """The committed Italian model's JSON names the views a single photo (``referee detect``) is
+    read in: five crops take six reads each, in model calls of at most 8 rows, combined into one
+    read a crop; the live loop's classifier (views.LIVE_VIEWS) reads the same crops once, in one call."""
+    from referee.paths import models_dir
+    from referee.recognition.views import LIVE_VIEWS
+
+    assert json.loads((models_dir() / "italian.json").read_text())["views"] == ["turn", "tight", "loose"]
+    photo = CardClassifier.load("italian", threads=1)
+    assert photo.views == ("turn", "tight", "loose")
+    photo_rows = _rows_per_call(photo)
+    assert len(photo.classify(crops(5, seed=3))) == 5
+    assert sum(photo_rows) == 6 * 5 and max(photo_rows) <= 8
+    live = CardClassifier.load("italian", threads=1, views=LIVE_VIEWS)
+    live_rows = _rows_per_call(live)
+    assert len(live.classify(crops(5, seed=3))) == 5
+    assert live.views == () and live_rows == [5]
