@@ -99,3 +99,16 @@ def test_a_grey_card_on_grey_stone_shrunk_small_is_found_by_its_straight_sides(c
     quad = photo.quad * np.float32(small.shape[0] / image.shape[0])
     found = _read(small)
     assert [c for c, _ in found] == [card] and _on(found[0][1], quad)
+
+
+def test_a_court_figure_on_a_lace_table_is_no_card_of_its_own() -> None:
+    # a card on lace shrunk to 100 px: the region darker than the lace around its middle figure
+    # fills a card-shaped rectangle, but its four corners made a squat trapezoid that read
+    # bastoni_1 surely and, as a sure card's own outline inside it, turned the card into "the
+    # card and its table"; its upper pips then read denari_2 and a box below it denari_3
+    photo, image = _photo("deck04", "denari_4")
+    assert photo.quad is not None
+    small = seen_at(image, round(image.shape[0] * 100 / _card_height(photo.quad)), 60)
+    quad = photo.quad * np.float32(small.shape[0] / image.shape[0])
+    found = _read(small)
+    assert [c for c, _ in found] == ["denari_4"] and _on(found[0][1], quad)
