@@ -358,7 +358,8 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
     area, one of the two is not a card: the small one is the large card's pip or figure box,
     unless it is a sure card's own outline or read surer by over ``margin``, and then the large
     one is that card with the table around it, or a box around several cards (which reads less
-    surely than each of them).  Of the rest, most confident first: a detection whose centre lies within half a
+    surely than each of them).  Of the rest, most confident first (a sure card's own outline as if
+    ``margin`` surer): a detection whose centre lies within half a
     card of a kept one is the same card; one of another pass with ``straddle`` or more of it on
     a kept sure card, either of them at a guessed size (``passes[guessed_from:]``), is a
     rectangle over part of that card and the table beside it (within one pass, and between
@@ -417,7 +418,11 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
     same_on = touch if copies <= 1 else straddle
     again = fewer & is_sure[None, :]
     kept: list[int] = []
-    for i in np.argsort(-both.confidence, kind="stable").tolist():
+    # a sure card's own outline comes before a box built at a card size that is not surer by
+    # over ``margin`` (a box from the card's side to a printed edge inside it reads another
+    # card of its suit as surely as the whole card reads itself)
+    rank = both.confidence + margin * (outlined & is_sure)
+    for i in np.argsort(-rank, kind="stable").tolist():
         if dropped[i]:
             continue
         # (a kept box that is a part of this one says nothing of it: this one is the card)

@@ -166,3 +166,17 @@ def test_a_card_read_twice_half_on_itself_is_one_card_even_when_the_deck_holds_t
     # over 40% of one on the other is more than a trick's covered card shows (issue 22's contract)
     reads = _pass((_box(0, 0, 60, 100), "AS", 0.99, True), (_box(0, 45, 60, 100), "AS", 0.96, False))
     assert len(_one_reading([reads], 0.8, copies=2)) == 1
+
+
+def test_a_box_from_a_card_side_to_a_printed_edge_inside_it_gives_way_to_the_card_own_outline() -> None:
+    # a 7 of spade on a white table in a camera frame: straight edges closed a narrow box from
+    # the card's left side to its column of swords, read spade_5 at 0.92 on the first look; the
+    # card's own outline, found at a guessed size, read spade_7 at 0.88 and was dropped as the
+    # same card less surely read
+    narrow = _pass((_box(82, 105, 104, 226), "spade_5", 0.92, False))
+    card = _pass((_box(100, 100, 131, 231), "spade_7", 0.88, True))
+    found = _one_reading([narrow, card], 0.8, 1)
+    assert found.card.tolist() == ["spade_7"]
+    # read surer by over the margin, the box is the card: the outline is then the table's
+    surer = _pass((_box(82, 105, 104, 226), "spade_5", 0.99, False))
+    assert _one_reading([surer, _pass((_box(100, 100, 131, 231), "spade_7", 0.85, True))], 0.8, 1).card.tolist() == ["spade_5"]
