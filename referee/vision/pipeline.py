@@ -371,7 +371,10 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
     box at most ``part_area`` of a sure card with ``straddle`` or more of it on that card (its
     pips or half of it, and the table beside them); of the cards kept, one that is a part of a
     sure read of a kept card and reads that card's suit with fewer pips, or not surer by over
-    ``margin``, is dropped (a sure card's own outline excepted).  Then no card far smaller than
+    ``margin``, is dropped (a sure card's own outline excepted).  A box at a guessed size that
+    is not its own outline shows nothing of a card found at a size measured on the photo: it
+    neither makes it "that card with the table around it" nor stands as a part of it, however
+    surely it reads.  Then no card far smaller than
     the sure cards (:func:`_not_smaller`)."""
     both, outlined = passes[0]
     source = np.zeros(len(both), np.int32)
@@ -398,7 +401,12 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
     # card into such boxes, and the card inside them is the card)
     pips_of = geo & fewer & ~(outlined & is_sure)[:, None]
     geo = geo & ~pips_of
-    around_card: BoolArray = np.asarray((geo & (surer | outlined[:, None]) & is_sure[:, None]).any(axis=0))
+    # weak[i, j]: i is a box built at a guessed card size, j was found at a size measured on the
+    # photo; read however surely, such a box shows nothing of j (a box over half of a card read
+    # as an ace is no card of its own, and the card is no "card with its table around it")
+    guessed = source >= guessed_from
+    weak = guessed[:, None] & ~guessed[None, :] & ~outlined[:, None]
+    around_card: BoolArray = np.asarray((geo & ((surer & ~weak) | outlined[:, None]) & is_sure[:, None]).any(axis=0))
     pips_of = pips_of & ~around_card[None, :]
     pip: BoolArray = np.asarray((nested & (is_sure & ~around_card)[None, :]).any(axis=1) & ~(outlined & is_sure))
     pip = pip | pips_of.any(axis=1)
@@ -437,7 +445,8 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
     # (a card kept is also where its other sure reads lie: a second read of it may sit better)
     cards = [j for j in range(n) if not dropped[j] and any(same[j, k] for k in kept)]
     own_sure = outlined & is_sure
-    kept = [i for i in kept if own_sure[i] or not any(part[i, j] and (fewer[i, j] or not surer[i, j]) for j in cards)]
+    kept = [i for i in kept if own_sure[i] or not any(part[i, j] and (fewer[i, j] or not surer[i, j] or weak[i, j])
+                                                      for j in cards)]
     found = both[np.array(sorted(kept), np.int64)]
     surest = found[found.confidence >= sure]
     if not len(surest):

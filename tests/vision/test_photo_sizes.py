@@ -180,3 +180,15 @@ def test_a_box_from_a_card_side_to_a_printed_edge_inside_it_gives_way_to_the_car
     # read surer by over the margin, the box is the card: the outline is then the table's
     surer = _pass((_box(82, 105, 104, 226), "spade_5", 0.99, False))
     assert _one_reading([surer, _pass((_box(100, 100, 131, 231), "spade_7", 0.85, True))], 0.8, 1).card.tolist() == ["spade_5"]
+
+
+def test_half_card_boxes_at_a_guessed_size_read_surer_than_the_card_found_at_the_photo_size_are_its_parts() -> None:
+    # deck07's spade_1 (a worn card on red cloth) shrunk to 80 px: the card read spade_1 at 0.84
+    # at the size its blob gave; at a guessed size boxes over its lower and upper halves read
+    # denari_1 at 0.95 and 0.83, the first surer by over the margin, so the card was taken for
+    # "a card with its table around it" and both halves stood as cards
+    card = _pass((_box(10, 9, 50, 80), "spade_1", 0.844, False))
+    halves = _pass((_box(4, 54, 56, 35), "denari_1", 0.95, False), (_box(10, 8, 50, 31), "denari_1", 0.83, False))
+    assert _one_reading([card, halves], 0.8, 1).card.tolist() == ["spade_1"]
+    # all at sizes measured on the photo, the surer box still stands (a card and its table)
+    assert "denari_1" in _one_reading([card, halves], 0.8, 2).card.tolist()
