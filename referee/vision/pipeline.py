@@ -375,7 +375,7 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
     is not its own outline shows nothing of a card found at a size measured on the photo: it
     neither makes it "that card with the table around it" nor stands as a part of it, however
     surely it reads.  Then no card far smaller than
-    the sure cards (:func:`_not_smaller`)."""
+    the sure cards, those at measured sizes or outlined if any (:func:`_not_smaller`)."""
     both, outlined = passes[0]
     source = np.zeros(len(both), np.int32)
     for n, (more, own) in enumerate(passes[1:], 1):
@@ -447,8 +447,14 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
     own_sure = outlined & is_sure
     kept = [i for i in kept if own_sure[i] or not any(part[i, j] and (fewer[i, j] or not surer[i, j] or weak[i, j])
                                                       for j in cards)]
-    found = both[np.array(sorted(kept), np.int64)]
-    surest = found[found.confidence >= sure]
+    kept = sorted(kept)
+    found = both[np.array(kept, np.int64)]
+    # the card size: the sure cards found at sizes measured on the photo or by their own outline,
+    # if any (a sure box built at a guessed size says nothing of the size, and with one card
+    # beside it the median is their mean)
+    sure_kept = [k for k, i in enumerate(kept) if is_sure[i]]
+    measured_sure = [k for k in sure_kept if not guessed[kept[k]] or outlined[kept[k]]]
+    surest = found[np.array(measured_sure or sure_kept, np.int64)]
     if not len(surest):
         return found
     sides = np.sort(np.stack([np.linalg.norm(surest.quad[:, 1] - surest.quad[:, 0], axis=1),

@@ -192,3 +192,12 @@ def test_half_card_boxes_at_a_guessed_size_read_surer_than_the_card_found_at_the
     assert _one_reading([card, halves], 0.8, 1).card.tolist() == ["spade_1"]
     # all at sizes measured on the photo, the surer box still stands (a card and its table)
     assert "denari_1" in _one_reading([card, halves], 0.8, 2).card.tolist()
+
+
+def test_a_box_a_third_of_the_card_at_a_guessed_size_off_the_card_is_no_card() -> None:
+    # deck04's denari_10 on lace shrunk to 100 px: at a guessed size a box a third of the card's
+    # area, a third of it on the card and the rest on the lace and past the photo's border, read
+    # denari_1 at 0.94; the card size was the median of it and the card, so it was not too small
+    card = _pass((_box(18, 6, 60, 100), "denari_10", 0.99, False))
+    beside = _pass((_box(-11, 55, 33, 66), "denari_1", 0.94, False))
+    assert _one_reading([card, beside], 0.8, 1).card.tolist() == ["denari_10"]
