@@ -429,12 +429,14 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
     # a sure card's own outline comes before a box built at a card size that is not surer by
     # over ``margin`` (a box from the card's side to a printed edge inside it reads another
     # card of its suit as surely as the whole card reads itself)
-    rank = both.confidence + margin * (outlined & is_sure)
+    own_sure = outlined & is_sure
+    rank = both.confidence + margin * own_sure
     for i in np.argsort(-rank, kind="stable").tolist():
         if dropped[i]:
             continue
-        # (a kept box that is a part of this one says nothing of it: this one is the card)
-        if any(not part[j, i] and (
+        # (a kept box that is a part of this one says nothing of it: this one is the card; but
+        # a sure card's own outline is the card, and this one a box around it and its table)
+        if any(not (part[j, i] and not own_sure[j]) and (
                np.linalg.norm(centres[i] - centres[j]) <= 0.5 * shorts[j]
                or (((source[i] != source[j] and max(source[i], source[j]) >= guessed_from and is_sure[j]) or again[i, j])
                    and on[i, j] >= straddle)
@@ -444,7 +446,6 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
         kept.append(i)
     # (a card kept is also where its other sure reads lie: a second read of it may sit better)
     cards = [j for j in range(n) if not dropped[j] and any(same[j, k] for k in kept)]
-    own_sure = outlined & is_sure
     kept = [i for i in kept if own_sure[i] or not any(part[i, j] and (fewer[i, j] or not surer[i, j] or weak[i, j])
                                                       for j in cards)]
     kept = sorted(kept)

@@ -201,3 +201,13 @@ def test_a_box_a_third_of_the_card_at_a_guessed_size_off_the_card_is_no_card() -
     card = _pass((_box(18, 6, 60, 100), "denari_10", 0.99, False))
     beside = _pass((_box(-11, 55, 33, 66), "denari_1", 0.94, False))
     assert _one_reading([card, beside], 0.8, 1).card.tolist() == ["denari_10"]
+
+
+def test_a_box_around_a_card_and_its_table_read_surer_than_the_card_outline_is_that_card_read_twice() -> None:
+    # deck02's coppe_8 at 100 px in a camera frame: a box around the card and the table read
+    # coppe_8 at 0.98, the card's own outline at 0.96; the outline, at 0.54 of the box, counted
+    # as a part of it that says nothing of it, and the card was reported twice
+    around = _pass((_box(752, 112, 80, 123), "coppe_8", 0.978, False))
+    card = _pass((_box(775, 135, 54, 98), "coppe_8", 0.961, True))
+    found = _one_reading([around, card], 0.8, 2)
+    assert found.card.tolist() == ["coppe_8"] and found.quad[0, 0, 0] == 775
