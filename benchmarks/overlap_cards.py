@@ -20,7 +20,11 @@ picture. Each scene is read at the photo's size and area-shrunk (JPEG 60) so the
 
 detect   ``referee detect``'s path (``detect_image``: finder + classifier, no history)
 live     the live loop's frame pipeline (``FramePipeline.process``) at 1280 px wide, the card
-         size known as on a calibrated table, the still scene seen three times
+         size known as on a calibrated table, the still scene seen three times; with
+         ``--in-frame`` the scene (the cards and a card's height of their surface round them,
+         its border feathered) lies in a 1280x720 frame of its surface's median colour, as the
+         box's camera sees a card 100-160 px tall (without it a shrunk scene is read as it is,
+         a small picture the finder enlarges to its work width)
 crop     the classifier alone on the covered card cut along its true quad
 
 Per path, occluder and fraction, the covered card's outcome (``sure`` is the tracker's
@@ -31,6 +35,13 @@ r-unsure the covered card read, less sure
 unsure   no read of it, or a wrong read below sure: honest
 WRONG    another card (not the covering one) read surely on the covered card's place: the failure
 cover    the covering card read right (cards only)
+
+``--whole`` adds each photo's card uncovered (occluder ``none``). The live path's summary per
+deck gives found (a quad on the card), right, sure-wrong and false cards (quads on neither card)
+and the CPU time of a frame.
+
+    nice -n 19 .venv/bin/python benchmarks/overlap_cards.py --paths live --limit 5 --in-frame --whole --heights 160 100
+    ... --edge-blobs off      # the live finder without the faint-edge regions (FinderConfig.edge_blobs)
 
 Fixed seeds: the same photos, occluders, sides and angles on every run.
 """
@@ -55,7 +66,9 @@ from referee.recognition.real_crops import seen_at
 from referee.recognition.real_decks import DeckPhoto, deck_names, deck_photos
 from referee.recognition.rectify import warp_portrait
 from referee.recognition.synth import rounded_mask
+from referee.recognition.views import LIVE_VIEWS
 from referee.vision.detect import detect_image
+from referee.vision.finder import FinderConfig
 from referee.vision.pipeline import FramePipeline
 from referee.vision.tracker.config import TrackerConfig
 
@@ -64,6 +77,8 @@ F32 = npt.NDArray[np.float32]
 
 FRACTIONS = (0.1, 0.2, 0.3, 0.4)
 OCCLUDERS = ("card", "finger")
+#: (width, height) of the box camera's frame for ``--in-frame``
+FRAME = (1280, 720)
 #: directions (in the covered card's own axes: x along its width, y along its height) the cover
 #: comes from: the four sides, then the four corners
 PLACES: dict[str, tuple[float, float]] = {
@@ -104,6 +119,10 @@ class Result:
     read: str
     confidence: float
     cover_right: bool | None
+    #: live path: a quad on the covered card; quads on neither card; CPU ms of the last frame
+    found: bool | None = None
+    false: int = 0
+    cpu_ms: float = 0.0
 
 
 def card_frame(quad: F32) -> tuple[F32, F32, F32, float, float]:
@@ -291,6 +310,43 @@ def shrunk(scene: Scene, height: int | None) -> Scene:
                  None if scene.cover_quad is None else scene.cover_quad * s, scene.cover_card, scene.hidden)
 
 
+def in_frame(scene: Scene, rng: np.random.Generator, feather: int = 24) -> Scene:
+    """The scene's cards and a card's height of their surface round them, pasted (its border
+    feathered over ``feather`` px: no straight paste edge) at a random place in a :data:`FRAME`
+    of the surface's median colour (noise of sd 3), then JPEG-compressed."""
+    img = scene.image
+    quads = [scene.covered_quad] if scene.cover_quad is None else [scene.covered_quad, scene.cover_quad]
+    both = np.concatenate(quads)
+    _, _, _, _, h = card_frame(scene.covered_quad)
+    x0, y0 = (max(0, int(v - h)) for v in both.min(axis=0))
+    x1, y1 = (int(v + h) for v in both.max(axis=0))
+    x1, y1 = min(img.shape[1], x1, x0 + FRAME[0]), min(img.shape[0], y1, y0 + FRAME[1])
+    cut = img[y0:y1, x0:x1].astype(np.float32)
+    outside = np.full(img.shape[:2], 255, np.uint8)
+    for q in quads:
+        cv2.fillConvexPoly(outside, q.astype(np.int32), 0)
+    frame = np.median(img[outside > 0], axis=0) + rng.normal(0.0, 3.0, (FRAME[1], FRAME[0], 3))
+    px, py = int(rng.integers(0, FRAME[0] - cut.shape[1] + 1)), int(rng.integers(0, FRAME[1] - cut.shape[0] + 1))
+    ramp_y = np.minimum(np.arange(cut.shape[0]), np.arange(cut.shape[0])[::-1])
+    ramp_x = np.minimum(np.arange(cut.shape[1]), np.arange(cut.shape[1])[::-1])
+    alpha = np.clip(np.minimum(ramp_y[:, None], ramp_x[None, :]) / feather, 0.0, 1.0)[..., None]
+    region = frame[py : py + cut.shape[0], px : px + cut.shape[1]]
+    frame[py : py + cut.shape[0], px : px + cut.shape[1]] = alpha * cut + (1 - alpha) * region
+    shift = np.array([px - x0, py - y0], np.float32)
+    return Scene(seen_at(np.clip(frame, 0, 255).astype(np.uint8), None, JPEG_QUALITY), scene.covered,
+                 (scene.covered_quad + shift).astype(np.float32),
+                 None if scene.cover_quad is None else (scene.cover_quad + shift).astype(np.float32),
+                 scene.cover_card, scene.hidden)
+
+
+def false_cards(scene: Scene, cards: list[dict[str, Any]]) -> tuple[bool, int]:
+    """(a quad lies on the covered card, quads on neither card)."""
+    quads = [np.array(c["quad"], np.float32) for c in cards]
+    on = [overlap(q, scene.covered_quad) > 0.3 for q in quads]
+    cover = [scene.cover_quad is not None and overlap(q, scene.cover_quad) > 0.3 for q in quads]
+    return any(on), sum(1 for a, b in zip(on, cover, strict=True) if not a and not b)
+
+
 def overlap(a: F32, b: F32) -> float:
     inter, _ = cv2.intersectConvexConvex(a.astype(np.float32), b.astype(np.float32))
     return float(inter) / max(1.0, float(cv2.contourArea(a.astype(np.float32))))
@@ -322,21 +378,24 @@ def judge_detections(scene: Scene, cards: list[dict[str, Any]], sure: float) -> 
     return "unsure", card, p, cover_right
 
 
-def live_read(pipeline: FramePipeline, scene: Scene, frames: int = 3, width: int = 1280) -> list[dict[str, Any]]:
+def live_read(pipeline: FramePipeline, scene: Scene, frames: int = 3, width: int = 1280) -> tuple[list[dict[str, Any]], float]:
     """The live loop's frame pipeline on the scene seen ``frames`` times (a still trick: the
     outline split comes once a blob was seen before) at the camera's ``width``, with the card
-    size known as a calibrated table knows it (from the covered card's true quad)."""
+    size known as a calibrated table knows it (from the covered card's true quad); with the CPU
+    ms of the last frame."""
     s = min(1.0, width / scene.image.shape[1])
     image = scene.image if s == 1.0 else np.asarray(
         cv2.resize(scene.image, None, fx=s, fy=s, interpolation=cv2.INTER_AREA), np.uint8)
     pipeline.finder.reset()
     pipeline.finder.observe((scene.covered_quad * np.float32(s))[None])
     for _ in range(frames):
+        start = time.process_time()
         dets = pipeline.process(image)
+    cpu_ms = (time.process_time() - start) * 1000
     cards = dets.to_json()
     for c in cards:
         c["quad"] = (np.array(c["quad"], np.float32) / np.float32(s)).tolist()
-    return cards
+    return cards, cpu_ms
 
 
 def judge_read(card: str, p: float, truth: str, sure: float) -> str:
@@ -368,7 +427,11 @@ def plan(photos: list[DeckPhoto], limit: int | None, seed: int) -> list[tuple[De
 def run(args: argparse.Namespace) -> list[Result]:
     classifier = CardClassifier.load("italian", args.model_dir, threads=1)
     pipeline = None if args.crops_only or "detect" not in args.paths else FramePipeline.create(classifier)
-    live = None if args.crops_only or "live" not in args.paths else FramePipeline.create(classifier)
+    # the live loop reads each crop once (views.LIVE_VIEWS), whatever views a photo gets
+    edge_blobs = {"auto": None, "on": True, "off": False}[args.edge_blobs]
+    live = None if args.crops_only or "live" not in args.paths else FramePipeline.create(
+        CardClassifier.load("italian", args.model_dir, threads=1, views=LIVE_VIEWS),
+        config=FinderConfig(split_when_still=True, edge_blobs=edge_blobs))
     sure = TrackerConfig().sure_share
     photos = deck_photos(decks=args.decks)
     results: list[Result] = []
@@ -376,39 +439,47 @@ def run(args: argparse.Namespace) -> list[Result]:
     places = list(PLACES)
     for n, (photo, cover) in enumerate(plan(photos, args.limit, args.seed)):
         rng = np.random.default_rng([args.seed, n])
-        for kind in args.occluders:
-            for fraction in FRACTIONS:
-                start = int(rng.integers(len(places)))
-                scene = None
-                for k in range(len(places)):  # the first side (from a random one) that reaches it
-                    place = places[(start + k) % len(places)]
-                    scene = compose(photo, cover, kind, place, fraction, rng, cache)
-                    if scene is not None:
-                        break
-                if scene is None:
-                    continue
-                for height in args.heights:
-                    seen = shrunk(scene, height)
-                    label = "photo" if height is None else str(height)
-                    crop = warp_portrait(seen.image, seen.covered_quad)
-                    crops = [crop] if seen.cover_quad is None else [crop, warp_portrait(seen.image, seen.cover_quad)]
-                    reads = classifier.classify(crops)
-                    cover_ok = None if seen.cover_card is None else reads[1].card == seen.cover_card
-                    results.append(Result(photo.deck, photo.card, kind, place, fraction, round(seen.hidden, 3), label,
-                                          "crop", judge_read(reads[0].card, reads[0].confidence, photo.card, sure),
-                                          reads[0].card, round(reads[0].confidence, 3), cover_ok))
-                    if pipeline is not None:
-                        found = detect_image(pipeline, seen.image)["cards"]
-                        outcome, read, p, cover_ok = judge_detections(seen, found, sure)
-                        results.append(Result(photo.deck, photo.card, kind, place, fraction, round(seen.hidden, 3),
-                                              label, "detect", outcome, read, round(p, 3), cover_ok))
-                    if live is not None:
-                        outcome, read, p, cover_ok = judge_detections(seen, live_read(live, seen), sure)
-                        results.append(Result(photo.deck, photo.card, kind, place, fraction, round(seen.hidden, 3),
-                                              label, "live", outcome, read, round(p, 3), cover_ok))
-                    if args.save is not None:
-                        name = f"{photo.deck}_{photo.card}_{kind}_{place}_{int(fraction * 100)}_{label}.jpg"
-                        cv2.imwrite(str(args.save / name), seen.image)
+        cells = [(kind, fraction) for kind in args.occluders for fraction in FRACTIONS]
+        for kind, fraction in ([("none", 0.0)] if args.whole else []) + cells:
+            scene = None
+            if kind == "none":
+                assert photo.quad is not None
+                image = cache.setdefault(photo.image, np.asarray(cv2.imread(str(photo.image), cv2.IMREAD_COLOR), np.uint8))
+                scene, place = Scene(image, photo.card, photo.quad.astype(np.float32), None, None, 0.0), "-"
+            start = int(rng.integers(len(places))) if kind != "none" else 0
+            for k in range(len(places) if kind != "none" else 0):  # the first side (from a random one) that reaches it
+                place = places[(start + k) % len(places)]
+                scene = compose(photo, cover, kind, place, fraction, rng, cache)
+                if scene is not None:
+                    break
+            if scene is None:
+                continue
+            for height in args.heights:
+                seen = shrunk(scene, height)
+                label = "photo" if height is None else str(height)
+                crop = warp_portrait(seen.image, seen.covered_quad)
+                crops = [crop] if seen.cover_quad is None else [crop, warp_portrait(seen.image, seen.cover_quad)]
+                reads = classifier.classify(crops)
+                cover_ok = None if seen.cover_card is None else reads[1].card == seen.cover_card
+                results.append(Result(photo.deck, photo.card, kind, place, fraction, round(seen.hidden, 3), label,
+                                      "crop", judge_read(reads[0].card, reads[0].confidence, photo.card, sure),
+                                      reads[0].card, round(reads[0].confidence, 3), cover_ok))
+                if pipeline is not None:
+                    found = detect_image(pipeline, seen.image)["cards"]
+                    outcome, read, p, cover_ok = judge_detections(seen, found, sure)
+                    results.append(Result(photo.deck, photo.card, kind, place, fraction, round(seen.hidden, 3),
+                                          label, "detect", outcome, read, round(p, 3), cover_ok))
+                if live is not None:
+                    framed = in_frame(seen, rng) if args.in_frame else seen
+                    cards, cpu_ms = live_read(live, framed)
+                    outcome, read, p, cover_ok = judge_detections(framed, cards, sure)
+                    on_card, false = false_cards(framed, cards)
+                    results.append(Result(photo.deck, photo.card, kind, place, fraction, round(seen.hidden, 3),
+                                          label, "live", outcome, read, round(p, 3), cover_ok, on_card, false,
+                                          round(cpu_ms, 2)))
+                if args.save is not None:
+                    name = f"{photo.deck}_{photo.card}_{kind}_{place}_{int(fraction * 100)}_{label}.jpg"
+                    cv2.imwrite(str(args.save / name), seen.image)
         if args.verbose:
             print(f"  {photo.deck}/{photo.card} done", flush=True)
     return results
@@ -426,8 +497,8 @@ def show(results: list[Result], sure: float) -> None:
         print(f"\n== {path}: {title}")
         print(f"{'height':6} {'occluder':8} {'hid':>4} {'n':>4} " + " ".join(f"{o:>8}" for o in OUTCOMES) + f" {'cover':>6}")
         for height in dict.fromkeys(r.height for r in rows):
-            for kind in OCCLUDERS:
-                for fraction in FRACTIONS:
+            for kind in ("none", *OCCLUDERS):
+                for fraction in (0.0, *FRACTIONS):
                     cell = [r for r in rows if r.height == height and r.occluder == kind and r.fraction == fraction]
                     if not cell:
                         continue
@@ -440,8 +511,25 @@ def show(results: list[Result], sure: float) -> None:
                         for r in rows if r.outcome == "WRONG")
         total = Counter(r.outcome for r in rows)
         print(f"{path} all: " + ", ".join(f"{o} {total[o]}" for o in OUTCOMES) + f" of {len(rows)}")
+        if path == "live":
+            show_decks(rows)
         if wrong:
             print(f"{path} WRONG-sure reads: " + ", ".join(f"{k}" + (f" x{v}" if v > 1 else "") for k, v in wrong.most_common(30)))
+
+
+def show_decks(rows: list[Result]) -> None:
+    """The live path per deck (its surface) and occluder: found (a quad on the covered card),
+    right (read right, sure or not), sure-wrong, false cards; and a frame's CPU time."""
+    print(f"{'deck':7} {'occluder':8} {'n':>4} {'found':>6} {'right':>6} {'WRONG':>6} {'false':>6}")
+    for deck in sorted({r.deck for r in rows}):
+        for kind in ("none", *OCCLUDERS):
+            cell = [r for r in rows if r.deck == deck and r.occluder == kind]
+            if cell:
+                print(f"{deck:7} {kind:8} {len(cell):4d} {sum(bool(r.found) for r in cell):6d} "
+                      f"{sum(r.outcome in ('r-sure', 'r-unsure') for r in cell):6d} "
+                      f"{sum(r.outcome == 'WRONG' for r in cell):6d} {sum(r.false for r in cell):6d}")
+    cpu = np.array([r.cpu_ms for r in rows])
+    print(f"live frame CPU: median {np.median(cpu):.1f} ms, p95 {np.percentile(cpu, 95):.1f} ms (n={len(cpu)})")
 
 
 def main() -> None:
@@ -457,6 +545,11 @@ def main() -> None:
     parser.add_argument("--paths", nargs="+", choices=("detect", "live"), default=["detect", "live"],
                         help="finder paths beside the crop: detect (referee detect) and/or live (the live "
                              "loop's frame pipeline, card size known)")
+    parser.add_argument("--in-frame", action="store_true",
+                        help="live path: each scene in a 1280x720 frame of its surface, as the box's camera sees it")
+    parser.add_argument("--whole", action="store_true", help="also each photo's card uncovered (occluder none)")
+    parser.add_argument("--edge-blobs", choices=("auto", "on", "off"), default="auto",
+                        help="live path: FinderConfig.edge_blobs (auto: on a light table once the size is known)")
     parser.add_argument("--save", type=Path, default=None, help="write every scene here (JPEG) to look at")
     parser.add_argument("--json", type=Path, default=None)
     parser.add_argument("--verbose", action="store_true")
