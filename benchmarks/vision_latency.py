@@ -8,6 +8,7 @@ to its play event, over one simulated deal.
 
     .venv/bin/python benchmarks/vision_latency.py                 # 60 frames + one deal
     .venv/bin/python benchmarks/vision_latency.py --frames 200 --no-delay
+    .venv/bin/python benchmarks/vision_latency.py --frames 60 --no-delay --size-known   # as after a sure read
 
 Frames are simulator stills (``referee.vision.simulator``: real card faces, check/stripe/wood/
 felt cloths, the stock with its briscola, won piles), each with its table layout as the live
@@ -24,13 +25,14 @@ import cv2
 import numpy as np
 
 
-def scenes(n: int, seed: int) -> list[tuple[np.ndarray, int, str, object]]:
-    """(image, face-up cards, family, layout) of simulator stills with 4-8 face-up cards."""
+def scenes(n: int, seed: int) -> list[tuple[np.ndarray, int, str, object, np.ndarray]]:
+    """(image, face-up cards, family, layout, one face-up card's quad) of simulator stills with
+    4-8 face-up cards."""
     from referee.vision.layout import TableLayout, default_seat_names
     from referee.vision.simulator import random_scene, render_scene
 
     rng = np.random.default_rng(seed)
-    out: list[tuple[np.ndarray, int, str, object]] = []
+    out: list[tuple[np.ndarray, int, str, object, np.ndarray]] = []
     while len(out) < n:
         family = "italian" if len(out) % 2 == 0 else "french"
         seats = 5 if family == "italian" else 4
@@ -40,7 +42,8 @@ def scenes(n: int, seed: int) -> list[tuple[np.ndarray, int, str, object]]:
         if 4 <= up <= 8:
             h, w = frame.image.shape[:2]
             layout = TableLayout.default(default_seat_names(seats), (w, h), spec.camera.matrix)
-            out.append((frame.image, up, family, layout))
+            quad = next(c.quad for c in frame.cards if c.face_up)
+            out.append((frame.image, up, family, layout, np.asarray(quad, np.float32)))
     return out
 
 
@@ -53,12 +56,14 @@ def stats(ms: list[float], cpu: list[float] | None = None) -> str:
     return text + f"   (n={len(a)})"
 
 
-def frame_latency(frames: list[tuple[np.ndarray, int, str, object]]) -> None:
+def frame_latency(frames: list[tuple[np.ndarray, int, str, object, np.ndarray]], size_known: bool = False) -> None:
     from referee.vision.finder import CardFinder, FinderConfig
 
     finder_ms, finder_cpu, cold_ms, cold_cpu = [], [], [], []
-    for image, _, _, layout in frames:
+    for image, _, _, layout, quad in frames:
         finder = CardFinder(FinderConfig(split_when_still=True))  # as the live pipeline has it
+        if size_known:
+            finder.observe(quad[None])
         play = np.asarray(layout.image_polygons()["play"], np.float32)  # type: ignore[attr-defined]
         play = play.mean(axis=0) + 1.2 * (play - play.mean(axis=0))  # as the pipeline grows it
         finder.find(image, focus=play)  # first sight: overlapping cards wait to lie still
@@ -84,8 +89,10 @@ def frame_latency(frames: list[tuple[np.ndarray, int, str, object]]) -> None:
         print(f"pipeline             skipped: {exc}")
         return
     total_ms, total_cpu, split_ms, split_cpu = [], [], [], []
-    for image, _, family, layout in frames:
+    for image, _, family, layout, quad in frames:
         pipe = FramePipeline.create(classifiers[family], layout=layout)  # type: ignore[arg-type]
+        if size_known:
+            pipe.finder.observe(quad[None])
         pipe.process(image)  # first sight of the table: overlapping cards wait to lie still
         pipe.process(image)  # still: split by outlines (the card size fitted once)
         pipe.finder._splits.prev.clear()  # a card just laid on the trick, now still
@@ -133,10 +140,12 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--fps", type=float, default=10.0)
     parser.add_argument("--no-delay", action="store_true", help="skip the simulated deal")
+    parser.add_argument("--size-known", action="store_true",
+                        help="the card size known (one card's true quad), as in the live loop after its first sure read")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     print(f"# 1280x720 frames with 4-8 face-up cards, one thread, {args.frames} frames")
-    frame_latency(scenes(args.frames, args.seed))
+    frame_latency(scenes(args.frames, args.seed), args.size_known)
     if not args.no_delay:
         try:
             play_delay(args.seed, args.fps)
