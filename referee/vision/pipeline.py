@@ -450,11 +450,15 @@ def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gu
                                                       for j in cards)]
     kept = sorted(kept)
     found = both[np.array(kept, np.int64)]
-    # the card size: the sure cards found at sizes measured on the photo or by their own outline,
-    # if any (a sure box built at a guessed size says nothing of the size, and with one card
+    # the card size: the sure cards found at sizes measured on the photo or by their own outline
+    # (or read as the same card at its place at such a size), if any (a sure box built at a guessed size says nothing of the size, and with one card
     # beside it the median is their mean)
     sure_kept = [k for k, i in enumerate(kept) if is_sure[i]]
-    measured_sure = [k for k in sure_kept if not guessed[kept[k]] or outlined[kept[k]]]
+    # (a card read surely at a measured size too, where it is kept at a guessed one, was measured)
+    measured = ~guessed | outlined
+    twin: BoolArray = np.asarray(np.array([[measured[j] and is_sure[j] and same[i, j] and np.linalg.norm(centres[i] - centres[j]) <= 0.5 * shorts[j]
+                      for j in range(n)] for i in range(n)], bool).reshape(n, n).any(axis=1))
+    measured_sure = [k for k in sure_kept if measured[kept[k]] or twin[kept[k]]]
     surest = found[np.array(measured_sure or sure_kept, np.int64)]
     if not len(surest):
         return found

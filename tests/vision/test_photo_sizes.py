@@ -211,3 +211,12 @@ def test_a_box_around_a_card_and_its_table_read_surer_than_the_card_outline_is_t
     card = _pass((_box(775, 135, 54, 98), "coppe_8", 0.961, True))
     found = _one_reading([around, card], 0.8, 2)
     assert found.card.tolist() == ["coppe_8"] and found.quad[0, 0, 0] == 775
+
+
+def test_a_card_kept_at_a_guessed_size_and_read_at_its_place_at_the_photo_size_gives_the_card_size() -> None:
+    # a real pinochle photo: the queen read 0.999 at the photo's size and again, a hair surer, at
+    # a guessed size; with only the measured reads giving the card size, that size was the mean
+    # of the queen and a box a third of it on a printed tablecloth read AS, which then stood
+    queen = _pass((_box(80, 110, 158, 221), "QS", 0.9989, False), (_box(60, 455, 56, 90), "AS", 0.958, False))
+    again = _pass((_box(81, 110, 156, 222), "QS", 0.9991, False), (_box(190, 113, 156, 220), "KC", 0.996, False))
+    assert sorted(_one_reading([queen, again], 0.8, 1).card.tolist()) == ["KC", "QS"]
