@@ -57,6 +57,14 @@ def _lay(image: Image, quad: Quad) -> None:
                    (40, 60, 160), -1, cv2.LINE_AA)
 
 
+def _paper_with(seed: int, *quads: Quad) -> Image:
+    """Squared paper with a card laid at each of ``quads`` (in order), as the camera delivers it."""
+    image = _squared_paper(np.random.default_rng(seed))
+    for quad in quads:
+        _lay(image, quad)
+    return _seen(image)
+
+
 def _seen(image: Image) -> Image:
     """As the camera delivers it: a little out of focus, JPEG 60 (the card's outline, a step of
     about ten grey levels, breaks open under a strong-edge threshold)."""
@@ -74,11 +82,8 @@ def _found(finder: CardFinder, image: Image, truth: Quad) -> bool:
 def test_a_card_on_squared_paper_is_found_in_the_live_frame_with_its_size_known(height: int, angle: float) -> None:
     # no quad at all: the whiteness mask was the whole sheet, and a strong-edge threshold left
     # the card's outline open
-    rng = np.random.default_rng(height)
-    image = _squared_paper(rng)
     truth = _card_quad((610.0, 350.0), height, angle)
-    _lay(image, truth)
-    image = _seen(image)
+    image = _paper_with(height, truth)
     assert _found(CardFinder(FinderConfig(split_when_still=True)), image, truth)
     assert not _found(CardFinder(FinderConfig(split_when_still=True, edge_blobs=False)), image, truth)
 
@@ -86,13 +91,9 @@ def test_a_card_on_squared_paper_is_found_in_the_live_frame_with_its_size_known(
 def test_a_trick_card_covered_30_percent_on_squared_paper_is_proposed() -> None:
     # the next card of the trick laid over it, about as light: the two are one region, split
     # from its corners at the known card size
-    rng = np.random.default_rng(7)
-    image = _squared_paper(rng)
     under = _card_quad((600.0, 360.0), 140, 5.0)
     over = _card_quad((600.0 + 0.7 * 140 / 1.7, 360.0 + 10.0), 140, -8.0)
-    _lay(image, under)
-    _lay(image, over)
-    image = _seen(image)
+    image = _paper_with(7, under, over)
     inter, _ = cv2.intersectConvexConvex(under, over)
     assert 0.25 <= inter / cv2.contourArea(under) <= 0.35
     assert _found(CardFinder(FinderConfig(split_when_still=True)), image, under)
@@ -102,11 +103,8 @@ def test_a_trick_card_covered_30_percent_on_squared_paper_is_proposed() -> None:
 def test_the_edge_regions_need_the_card_size_and_stay_out_of_single_photos() -> None:
     # a region of any size could be a card: with no size known the live frame proposes none,
     # and the still path (edge_regions) has the straight-edge proposer instead
-    rng = np.random.default_rng(3)
-    image = _squared_paper(rng)
     truth = _card_quad((610.0, 350.0), 130, 0.0)
-    _lay(image, truth)
-    image = _seen(image)
+    image = _paper_with(3, truth)
     short = float(np.linalg.norm(truth[1] - truth[0]))
     for config in (FinderConfig(split_when_still=True), FinderConfig(edge_regions=True, line_regions=False)):
         finder = CardFinder(config)
