@@ -5,10 +5,10 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from referee.vision.detections import FloatArray, Image
+from referee.vision.detections import Image
 from referee.vision.finder.config import FinderConfig
 from referee.vision.finder.hypothesis import Hypothesis
-from referee.vision.finder.quad import four_corners
+from referee.vision.finder.quad import four_corners, mean_sides
 from referee.vision.finder.segmentation import binarize
 
 
@@ -51,7 +51,8 @@ def darker_card_hypotheses(
             # the quad proposed, not only the hull's rectangle, is of a card's shape: a court
             # figure's or a pip group's hull on a lace table fills a card-shaped rectangle while
             # its four corners make a squat trapezoid, read surely as a card of its own
-            if not cfg.aspect_range[0] <= _aspect(quad) <= cfg.aspect_range[1]:
+            short, long_ = mean_sides(quad)
+            if not cfg.aspect_range[0] * short <= long_ <= cfg.aspect_range[1] * short:
                 continue
             centre = quad.mean(axis=0)
             if any(float(np.hypot(*(c - centre))) < 0.3 * s_ for c in centres):
@@ -60,9 +61,3 @@ def darker_card_hypotheses(
             centres.append(centre)
     return out
 
-
-def _aspect(quad: FloatArray) -> float:
-    """Long over short of a quad's mean opposite sides."""
-    sides = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
-    a, b = float(sides[0] + sides[2]), float(sides[1] + sides[3])
-    return max(a, b) / max(min(a, b), 1e-6)

@@ -32,7 +32,7 @@ import numpy.typing as npt
 from referee.vision.detections import FloatArray, Image
 from referee.vision.finder.config import FinderConfig
 from referee.vision.finder.hypothesis import Hypothesis
-from referee.vision.finder.quad import corner_gap
+from referee.vision.finder.quad import corner_gap, mean_sides
 
 #: Angle tolerance (degrees) for "parallel" and "perpendicular" lines.
 PARALLEL_DEG = 4.0
@@ -112,7 +112,7 @@ def line_card_hypotheses(
     taken = [h.quad for h in found]
     groups: dict[int, int] = {}
     for quad, support, cluster in zip(lq.quads * scale, lq.support, lq.cluster, strict=True):
-        short, long_ = _sides(quad)
+        short, long_ = mean_sides(quad)
         if size is not None and not (0.8 * size[1] <= long_ <= 1.25 * size[1] and 0.75 * size[0] <= short <= 1.3 * size[0]):
             continue
         if any(corner_gap(quad, q) < 0.15 * short for q in taken):
@@ -469,13 +469,7 @@ def _split_inside(quad: FloatArray, lines: Lines) -> bool:
 
 def _same_card(a: FloatArray, b: FloatArray) -> bool:
     """Two quads at one place and of about one size (one card's quad found twice)."""
-    sa, sb = _sides(a), _sides(b)
+    sa, sb = mean_sides(a), mean_sides(b)
     near = float(np.hypot(*(a.mean(axis=0) - b.mean(axis=0)))) < 0.3 * min(sa[0], sb[0])
     return near and 0.75 <= sa[1] / sb[1] <= 1.33
 
-
-def _sides(quad: FloatArray) -> tuple[float, float]:
-    """(short, long) mean side lengths of a quad."""
-    d = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
-    x, y = float(d[0] + d[2]) / 2, float(d[1] + d[3]) / 2
-    return min(x, y), max(x, y)

@@ -54,6 +54,13 @@ def touches(polygon: Contour, contour: Contour) -> bool:
     return any(cv2.pointPolygonTest(polygon, (float(x), float(y)), False) >= 0 for x, y in pts)
 
 
+def mean_sides(quad: FloatArray) -> tuple[float, float]:
+    """(short, long) of a quad: the means of its two pairs of opposite sides."""
+    d = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+    x, y = float(d[0] + d[2]) / 2, float(d[1] + d[3]) / 2
+    return min(x, y), max(x, y)
+
+
 def corner_gap(a: FloatArray, b: FloatArray) -> float:
     """Largest distance from a corner of ``a`` to the nearest corner of ``b``."""
     d = np.linalg.norm(a[:, None, :] - b[None, :, :], axis=2)
