@@ -111,6 +111,19 @@ class Detections:
             top=[list(t) for t in top],
         )
 
+    def joined(self, other: Detections) -> Detections:
+        """Both detections' identities, each detection a group of its own, without crops (the
+        reads of several passes over one image, pooled)."""
+        if not len(self) or not len(other):
+            return self if len(self) else other
+        return Detections(
+            quad=np.concatenate([self.quad, other.quad]),
+            group=np.arange(len(self) + len(other), dtype=np.int32),
+            card=np.concatenate([self.card, other.card]),
+            confidence=np.concatenate([self.confidence, other.confidence]),
+            top=[*self.top, *other.top],
+        )
+
     def without_crops(self) -> Detections:
         return replace(self, crops=[])
 

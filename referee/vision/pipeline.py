@@ -22,10 +22,12 @@ from typing import Protocol
 import cv2
 import numpy as np
 
-from referee.cards import BACK, parse_card
+from referee.cards import BACK
 from referee.vision.card_size import prior_quad
 from referee.vision.detections import BoolArray, Detections, FloatArray, Image
 from referee.vision.finder import CardFinder, FinderConfig, portrait_order, rectify
+from referee.vision.finder.quad import share_inside
+from referee.vision.one_reading import not_smaller, one_reading
 from referee.vision.stock_card import stock_card_quads
 from referee.vision.table_scale import MIN_CARD_PX
 
@@ -163,7 +165,7 @@ class FramePipeline:
         """A photo's cards at every size it may hold, read as one: the size the first look
         gives (blobs, then the sure reads'), and unless a sure read is a card's own outline, each
         prior (card long side as a fraction of the height, up to a close-up card ~0.8 of it),
-        resolved by :func:`_one_reading`.
+        resolved by :func:`~referee.vision.one_reading.one_reading`.
 
         Not the pass with the most sure confidence: a card-sized box around each pip of a large
         card reads surely as a two or an ace, so four pip boxes outweigh the one whole card
@@ -190,7 +192,7 @@ class FramePipeline:
             tried.append(self.finder.card_size)
             again = self.process(image)
             passes.append((again, self._outlined(again)))
-        found = _one_reading(passes, sure, measured, copies=self.copies)
+        found = one_reading(passes, sure, measured, copies=self.copies)
         found = found[_long_sides(found.quad) >= MIN_CARD_PX * self.min_card_share]
         self.finder.reset()
         self.finder.observe(found[found.confidence >= sure].quad)  # keep the size that worked
@@ -213,8 +215,8 @@ class FramePipeline:
         if len(confident) and self.finder.observe(confident.quad):
             new = self.finder.card_size
             if size is None or new is None or abs(new[1] - size[1]) > 0.15 * size[1]:
-                return _not_smaller(_merge(first, self.process(image)), new)
-            return _not_smaller(first, new)
+                return not_smaller(_merge(first, self.process(image)), new)
+            return not_smaller(first, new)
         # a size guess is borne out by sure cards whose own outline has that size, not by
         # rectangles built at the guessed size (a card merged with a check cloth's white square
         # is a 'thin' court-card hull at a size 1.5 cards tall, and reads surely as another card)
@@ -323,7 +325,7 @@ def _merge(a: Detections, b: Detections) -> Detections:
     """Both passes' cards; where they overlap, the more confident read."""
     if not len(a) or not len(b):
         return a if len(a) else b
-    return _overlaps_resolved(_concat(a, b))
+    return _overlaps_resolved(a.joined(b))
 
 
 def _overlaps_resolved(both: Detections) -> Detections:
@@ -348,125 +350,6 @@ def _near(size: tuple[float, float] | None, sizes: Sequence[tuple[float, float] 
     return size is not None and any(s is not None and abs(size[1] - s[1]) <= tol * s[1] for s in sizes)
 
 
-def _one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, guessed_from: int = 0,
-                 pip_area: float = 0.5, inside: float = 0.7, straddle: float = 0.4, margin: float = 0.1,
-                 touch: float = 0.15, part_area: float = 0.65, copies: int = 1) -> Detections:
-    """The cards of several passes over one photo at different card sizes (each with which of
-    its detections are a card's own outline), as one reading.
-
-    Where a detection lies ``inside`` or more within a sure one at least 1 / ``pip_area`` its
-    area, one of the two is not a card: the small one is the large card's pip or figure box,
-    unless it is a sure card's own outline or read surer by over ``margin``, and then the large
-    one is that card with the table around it, or a box around several cards (which reads less
-    surely than each of them).  Of the rest, most confident first (a sure card's own outline as if
-    ``margin`` surer): a detection whose centre lies within half a
-    card of a kept one is the same card; one of another pass with ``straddle`` or more of it on
-    a kept sure card, either of them at a guessed size (``passes[guessed_from:]``), is a
-    rectangle over part of that card and the table beside it (within one pass, and between
-    sizes measured on the photo's cards, overlapping cards are the finder's to split); in any
-    pass, one read as the same card with ``touch`` or more of it on a kept one (``straddle``
-    when the deck holds ``copies`` of a card: a second copy may lie on the first), or as a sure
-    kept card's suit with fewer pips with ``straddle`` or more of it on it, is a second read of
-    that card; none of these judges a detection by a kept box that is a part of it.  A part: a
-    box at most ``part_area`` of a sure card with ``straddle`` or more of it on that card (its
-    pips or half of it, and the table beside them); of the cards kept, one that is a part of a
-    sure read of a kept card and reads that card's suit with fewer pips, or not surer by over
-    ``margin``, is dropped (a sure card's own outline excepted).  A box at a guessed size that
-    is not its own outline shows nothing of a card found at a size measured on the photo: it
-    neither makes it "that card with the table around it" nor stands as a part of it, however
-    surely it reads.  Then no card far smaller than
-    the sure cards, those at measured sizes or outlined if any (:func:`_not_smaller`)."""
-    both, outlined = passes[0]
-    source = np.zeros(len(both), np.int32)
-    for n, (more, own) in enumerate(passes[1:], 1):
-        both, outlined = _concat(both, more), np.concatenate([outlined, own])
-        source = np.concatenate([source, np.full(len(more), n, np.int32)])
-    if len(both) < 2:
-        return both
-    areas = np.array([float(cv2.contourArea(q.astype(np.float32))) for q in both.quad])
-    is_sure = both.confidence >= sure
-    n = len(both)
-    # on[i, j]: the fraction of i that lies on j
-    on = np.array([[0.0 if i == j else _inside(both.quad[i], both.quad[j]) for j in range(n)] for i in range(n)]).reshape(n, n)
-    geo = (areas[:, None] <= pip_area * areas[None, :]) & (on >= inside)
-    # geo[i, j]: i lies within j, at most pip_area of it; surer[i, j]: i read surer than j by over margin
-    surer = both.confidence[:, None] > both.confidence[None, :] + margin
-    nested = geo & ~surer
-    fewer = _fewer_pips(both.card.tolist())
-    # a box inside a larger read of the same suit with more pips shows only some of that card's
-    # pips (the card is partly covered: a finger, the next card of a trick), however surely it
-    # reads: not a card, and no reason to drop the larger read (a box around a card reads that
-    # card itself; one around two cards reads a court or another suit as often as not); but not
-    # of a box that is itself a card with the table around it (a patterned cloth merges with the
-    # card into such boxes, and the card inside them is the card)
-    pips_of = geo & fewer & ~(outlined & is_sure)[:, None]
-    geo = geo & ~pips_of
-    # weak[i, j]: i is a box built at a guessed card size, j was found at a size measured on the
-    # photo; read however surely, such a box shows nothing of j (a box over half of a card read
-    # as an ace is no card of its own, and the card is no "card with its table around it")
-    guessed = source >= guessed_from
-    weak = guessed[:, None] & ~guessed[None, :] & ~outlined[:, None]
-    around_card: BoolArray = np.asarray((geo & ((surer & ~weak) | outlined[:, None]) & is_sure[:, None]).any(axis=0))
-    pips_of = pips_of & ~around_card[None, :]
-    pip: BoolArray = np.asarray((nested & (is_sure & ~around_card)[None, :]).any(axis=1) & ~(outlined & is_sure))
-    pip = pip | pips_of.any(axis=1)
-    dropped = (pip | around_card).tolist()
-    centres = both.centers
-    shorts = np.linalg.norm(both.quad[:, 0] - both.quad[:, 1], axis=1)
-    # part[i, j]: i is a box at most part_area of sure card j with straddle or more of it on j
-    # (the cards of one deck are one size: a box over a card's corner or half of its pips and
-    # the table beside it reads surely as a pip card as often as not)
-    part = (areas[:, None] <= part_area * areas[None, :]) & (on >= straddle) & is_sure[None, :]
-    # a second read of a kept card: the same card on ``touch`` or more of it where the deck
-    # holds each card once; where it holds two (binocolo), on ``straddle`` or more of it, as
-    # much as no second copy can lie on the first (a trick's card is read while covered by up
-    # to ~40%, issue 22's contract, so less than that of it lies on the card above it); or,
-    # read less surely than a sure card, some of its pips on ``straddle`` or more of it
-    same = both.card[:, None] == both.card[None, :]
-    same_on = touch if copies <= 1 else straddle
-    again = fewer & is_sure[None, :]
-    kept: list[int] = []
-    # a sure card's own outline comes before a box built at a card size that is not surer by
-    # over ``margin`` (a box from the card's side to a printed edge inside it reads another
-    # card of its suit as surely as the whole card reads itself)
-    own_sure = outlined & is_sure
-    rank = both.confidence + margin * own_sure
-    for i in np.argsort(-rank, kind="stable").tolist():
-        if dropped[i]:
-            continue
-        # (a kept box that is a part of this one says nothing of it: this one is the card; but
-        # a sure card's own outline is the card, and this one a box around it and its table)
-        if any(not (part[j, i] and not own_sure[j]) and (
-               np.linalg.norm(centres[i] - centres[j]) <= 0.5 * shorts[j]
-               or (((source[i] != source[j] and max(source[i], source[j]) >= guessed_from and is_sure[j]) or again[i, j])
-                   and on[i, j] >= straddle)
-               or (same[i, j] and on[i, j] >= same_on))
-               for j in kept):
-            continue
-        kept.append(i)
-    # (a card kept is also where its other sure reads lie: a second read of it may sit better)
-    cards = [j for j in range(n) if not dropped[j] and any(same[j, k] for k in kept)]
-    kept = [i for i in kept if own_sure[i] or not any(part[i, j] and (fewer[i, j] or not surer[i, j] or weak[i, j])
-                                                      for j in cards)]
-    kept = sorted(kept)
-    found = both[np.array(kept, np.int64)]
-    # the card size: the sure cards found at sizes measured on the photo or by their own outline
-    # (or read as the same card at its place at such a size), if any (a sure box built at a guessed size says nothing of the size, and with one card
-    # beside it the median is their mean)
-    sure_kept = [k for k, i in enumerate(kept) if is_sure[i]]
-    # (a card read surely at a measured size too, where it is kept at a guessed one, was measured)
-    measured = ~guessed | outlined
-    twin: BoolArray = np.asarray(np.array([[measured[j] and is_sure[j] and same[i, j] and np.linalg.norm(centres[i] - centres[j]) <= 0.5 * shorts[j]
-                      for j in range(n)] for i in range(n)], bool).reshape(n, n).any(axis=1))
-    measured_sure = [k for k in sure_kept if measured[kept[k]] or twin[kept[k]]]
-    surest = found[np.array(measured_sure or sure_kept, np.int64)]
-    if not len(surest):
-        return found
-    sides = np.sort(np.stack([np.linalg.norm(surest.quad[:, 1] - surest.quad[:, 0], axis=1),
-                              np.linalg.norm(surest.quad[:, 2] - surest.quad[:, 1], axis=1)], axis=1), axis=1)
-    return _not_smaller(found, (float(np.median(sides[:, 0])), float(np.median(sides[:, 1]))))
-
-
 def _long_sides(quads: FloatArray) -> FloatArray:
     """The longer of each quad's two adjacent sides (px)."""
     if not len(quads):
@@ -474,45 +357,6 @@ def _long_sides(quads: FloatArray) -> FloatArray:
     out: FloatArray = np.maximum(np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1),
                                  np.linalg.norm(quads[:, 2] - quads[:, 1], axis=1)).astype(np.float32)
     return out
-
-
-def _fewer_pips(cards: Sequence[str]) -> BoolArray:
-    """``[i, j]``: cards ``i`` and ``j`` are pip cards (no court, no back) of one suit and ``i``
-    has fewer pips."""
-    def pips(code: str) -> tuple[str, int] | None:
-        if code in ("", BACK):
-            return None
-        card = parse_card(code)
-        count = {"A": 1}.get(card.rank) or (int(card.rank) if card.rank.isdigit() else 0)
-        return (card.suit, count) if 0 < count <= (7 if card.italian else 10) else None
-
-    counts = [pips(str(c)) for c in cards]
-    out: BoolArray = np.array([[a is not None and b is not None and a[0] == b[0] and a[1] < b[1] for b in counts]
-                               for a in counts], bool).reshape(len(counts), len(counts))
-    return out
-
-
-def _concat(a: Detections, b: Detections) -> Detections:
-    if not len(a) or not len(b):
-        return a if len(a) else b
-    return Detections(
-        quad=np.concatenate([a.quad, b.quad]),
-        group=np.arange(len(a) + len(b), dtype=np.int32),
-        card=np.concatenate([a.card, b.card]),
-        confidence=np.concatenate([a.confidence, b.confidence]),
-        top=[*a.top, *b.top],
-    )
-
-
-def _not_smaller(dets: Detections, size: tuple[float, float] | None, frac: float = 0.4) -> Detections:
-    """The detections at least ``frac`` of the card area ``size`` (short, long) the sure reads
-    gave: the cards of one deck are one size, and a card-shaped box far smaller than a sure
-    card is a pip, a print detail or a patch of the table.  Only smaller ones are dropped: a
-    sure read can itself be a box around a large card's pip."""
-    if size is None or not len(dets):
-        return dets
-    areas = np.array([float(cv2.contourArea(q.astype(np.float32))) for q in dets.quad])
-    return dets[areas >= frac * size[0] * size[1]]
 
 
 def _best_per_group(dets: Detections) -> Detections:
@@ -539,20 +383,12 @@ def _dedupe(dets: Detections, same_card: float = 0.7, pip_area: float = 0.5) -> 
     for i in order.tolist():
         if all(
             (dets.card[i] != dets.card[j] or np.linalg.norm(centres[i] - centres[j]) > 0.6 * sizes[j])
-            and _inside(dets.quad[i], dets.quad[j]) < same_card
+            and share_inside(dets.quad[i], dets.quad[j]) < same_card
             for j in kept
         ):
             kept.append(i)
     areas = [float(cv2.contourArea(q.astype(np.float32))) for q in dets.quad]
     kept = [i for i in kept if not any(
-        areas[i] <= pip_area * areas[j] and _inside(dets.quad[i], dets.quad[j]) >= same_card for j in kept if j != i
+        areas[i] <= pip_area * areas[j] and share_inside(dets.quad[i], dets.quad[j]) >= same_card for j in kept if j != i
     )]
     return dets[np.array(sorted(kept), np.int64)]
-
-
-def _inside(a: FloatArray, b: FloatArray) -> float:
-    """Fraction of convex quad ``a`` that lies inside convex quad ``b``."""
-    a32, b32 = a.astype(np.float32), b.astype(np.float32)
-    inter, _ = cv2.intersectConvexConvex(a32, b32)
-    area = float(cv2.contourArea(a32))
-    return float(inter) / area if area > 0 else 0.0

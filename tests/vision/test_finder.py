@@ -9,6 +9,7 @@ import pytest
 
 from referee.vision.detections import Detections, DetectionsError
 from referee.vision.finder import CardFinder, FinderConfig, FrameError
+from referee.vision.finder.quad import share_inside
 from referee.vision.finder_scenes import PlacedCard, make_scene, random_cards
 
 
@@ -113,3 +114,22 @@ def test_overlapping_cards_are_split_only_where_the_focus_says_tricks_lie() -> N
     split = CardFinder().find(image, focus=here)
     assert _covers(split, quads[0]) and _covers(split, quads[1])
     assert len(CardFinder().find(image, focus=elsewhere)) == 0  # a pile away from the play area
+
+
+def test_the_passes_of_one_photo_pool_into_one_detections_each_its_own_group() -> None:
+    a = Detections(quad=np.zeros((2, 4, 2), np.float32), group=np.array([0, 0], np.int32),
+                   card=np.array(["coppe_1", "coppe_2"], object), confidence=np.array([0.9, 0.5], np.float32))
+    b = Detections(quad=np.ones((1, 4, 2), np.float32), card=np.array(["spade_3"], object),
+                   confidence=np.array([0.7], np.float32))
+    both = a.joined(b)
+    assert both.card.tolist() == ["coppe_1", "coppe_2", "spade_3"]
+    assert both.group.tolist() == [0, 1, 2] and both.confidence.tolist() == pytest.approx([0.9, 0.5, 0.7])
+    assert a.joined(Detections.empty()) is a and Detections.empty().joined(b) is b
+
+
+def test_the_share_of_a_quad_inside_another() -> None:
+    square = np.array([[0, 0], [10, 0], [10, 10], [0, 10]], np.float32)
+    assert share_inside(square, square + np.array([5, 0], np.float32)) == pytest.approx(0.5)
+    assert share_inside(square * 0.5 + 2, square) == pytest.approx(1.0)
+    assert share_inside(square, square + np.array([20, 0], np.float32)) == 0.0
+    assert share_inside(np.zeros((4, 2), np.float32), square) == 0.0

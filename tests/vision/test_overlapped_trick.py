@@ -21,7 +21,8 @@ from referee.table.proposal import ProposedPlay
 from referee.vision.detections import Detections
 from referee.vision.layout import TableLayout, default_seat_names
 from referee.vision.live import LiveVision
-from referee.vision.pipeline import FramePipeline, _one_reading
+from referee.vision.one_reading import one_reading
+from referee.vision.pipeline import FramePipeline
 from referee.vision.simulator.camera import CameraSpec
 from referee.vision.simulator.scene import (
     CardSpec,
@@ -230,7 +231,7 @@ def test_a_box_around_some_pips_of_a_covered_card_is_no_card_however_surely_it_r
     card = _reads((_box(0, 0, 170, 280), "denari_6", 0.55))
     pips = _reads((_box(90, 160, 60, 100), "denari_2", 0.95))
     for passes in ([card, pips], [pips, card]):
-        found = _one_reading(passes, 0.8)
+        found = one_reading(passes, 0.8)
         assert found.card.tolist() == ["denari_6"] and float(found.confidence[0]) < SURE
 
 
@@ -238,5 +239,5 @@ def test_a_sure_card_inside_a_less_sure_box_read_as_that_same_card_stays_the_car
     # a box around a card and its table reads that card itself, less surely: the card is kept
     card = _reads((_box(50, 50, 60, 100), "coppe_5", 0.97))
     around = _reads((_box(0, 0, 170, 280), "coppe_5", 0.6))
-    found = _one_reading([card, around], 0.8)
+    found = one_reading([card, around], 0.8)
     assert found.card.tolist() == ["coppe_5"] and float(found.confidence[0]) > 0.9

@@ -15,7 +15,8 @@ from referee.recognition.real_crops import seen_at
 from referee.vision.detections import Detections
 from referee.vision.finder import CardFinder, FinderConfig
 from referee.vision.finder_scenes import PlacedCard, paste_card
-from referee.vision.pipeline import FramePipeline, Read, _one_reading
+from referee.vision.one_reading import one_reading
+from referee.vision.pipeline import FramePipeline, Read
 
 Image = npt.NDArray[np.uint8]
 
@@ -40,7 +41,7 @@ def test_pip_boxes_read_surely_at_a_small_size_give_way_to_the_whole_card() -> N
                  (_box(10, 150, 60, 100), "denari_3", 0.9, False), (_box(90, 160, 60, 100), "denari_2", 0.97, False))
     whole = _pass((_box(0, 0, 170, 280), "denari_5", 0.93, False))
     for passes in ([pips, whole], [whole, pips]):
-        found = _one_reading(passes, 0.8)
+        found = one_reading(passes, 0.8)
         assert found.card.tolist() == ["denari_5"]
 
 
@@ -49,13 +50,13 @@ def test_a_card_found_by_its_own_outline_is_not_swallowed_by_a_larger_box_around
     # the table and can read surely too; the card's own outline says which is the card
     card = _pass((_box(100, 100, 170, 280), "coppe_5", 0.95, True))
     around = _pass((_box(0, 0, 300, 500), "coppe_5", 0.95, False))
-    found = _one_reading([card, around], 0.8)
+    found = one_reading([card, around], 0.8)
     assert len(found) == 1 and found.quad[0, 0, 0] == 100
 
 
 def test_cards_side_by_side_at_one_size_are_all_kept() -> None:
     trick = _pass((_box(0, 0, 60, 100), "coppe_5", 0.95, False), (_box(70, 0, 60, 100), "spade_1", 0.9, False))
-    assert sorted(_one_reading([trick], 0.8).card.tolist()) == ["coppe_5", "spade_1"]
+    assert sorted(one_reading([trick], 0.8).card.tolist()) == ["coppe_5", "spade_1"]
 
 
 class _SureOfPrint:
@@ -94,14 +95,14 @@ def test_two_cards_read_surely_inside_a_less_sure_box_around_both_stay_two_cards
     # as a queen at 0.84 while each card read at 1.0 at its own size; the box is not the card
     cards = _pass((_box(0, 0, 60, 100), "JD", 1.0, False), (_box(45, 0, 60, 100), "10S", 1.0, False))
     around = _pass((_box(-5, -5, 115, 180), "QS", 0.84, False))
-    assert sorted(_one_reading([cards, around], 0.8, 1).card.tolist()) == ["10S", "JD"]
+    assert sorted(one_reading([cards, around], 0.8, 1).card.tolist()) == ["10S", "JD"]
 
 
 def test_a_card_read_twice_its_outline_and_a_box_half_on_the_table_beside_it_is_one_card() -> None:
     # the real Napoletane photos in a camera frame: a card's own outline read bastoni_4 at 0.99
     # and, in the same pass, a card-sized box from its lower half onto the table read bastoni_4
     # at 0.96; their centres lie over half a card width apart, so both stood as cards
-    found = _one_reading([_pass((_box(0, 0, 60, 100), "bastoni_4", 0.99, True),
+    found = one_reading([_pass((_box(0, 0, 60, 100), "bastoni_4", 0.99, True),
                                 (_box(0, 45, 60, 100), "bastoni_4", 0.96, False))], 0.8)
     assert found.card.tolist() == ["bastoni_4"] and found.quad[0, 0, 1] == 0
 
@@ -109,12 +110,12 @@ def test_a_card_read_twice_its_outline_and_a_box_half_on_the_table_beside_it_is_
 def test_a_box_half_on_a_sure_card_read_as_fewer_of_its_pips_is_that_card() -> None:
     # deck07's coppe_7 as photographed: a box over its lower half and the table read coppe_5
     cards = _pass((_box(0, 0, 60, 100), "coppe_7", 0.95, True), (_box(0, 50, 60, 100), "coppe_5", 0.6, False))
-    assert _one_reading([cards], 0.8).card.tolist() == ["coppe_7"]
+    assert one_reading([cards], 0.8).card.tolist() == ["coppe_7"]
 
 
 def test_a_trick_card_covered_by_a_third_under_a_card_of_its_suit_stays_a_card() -> None:
     trick = _pass((_box(0, 0, 60, 100), "coppe_7", 0.95, False), (_box(0, 67, 60, 100), "coppe_5", 0.9, False))
-    assert sorted(_one_reading([trick], 0.8).card.tolist()) == ["coppe_5", "coppe_7"]
+    assert sorted(one_reading([trick], 0.8).card.tolist()) == ["coppe_5", "coppe_7"]
 
 
 def test_half_card_boxes_read_surely_inside_a_card_found_whole_at_another_size_are_its_pips() -> None:
@@ -123,7 +124,7 @@ def test_half_card_boxes_read_surely_inside_a_card_found_whole_at_another_size_a
     # which its own outline read as coppe_4 at 0.97 at a larger size
     halves = _pass((_box(0, 0, 60, 55), "denari_2", 0.98, False), (_box(0, 45, 60, 55), "coppe_3", 0.77, False))
     whole = _pass((_box(0, 0, 60, 100), "coppe_4", 0.97, True))
-    assert _one_reading([halves, whole], 0.8).card.tolist() == ["coppe_4"]
+    assert one_reading([halves, whole], 0.8).card.tolist() == ["coppe_4"]
 
 
 def test_smaller_boxes_half_on_a_sure_card_are_parts_of_it_whatever_they_read() -> None:
@@ -132,7 +133,7 @@ def test_smaller_boxes_half_on_a_sure_card_are_parts_of_it_whatever_they_read() 
     # 0.99 and coppe_2 at 0.68
     card = _pass((_box(0, 0, 60, 100), "bastoni_6", 0.988, False))
     parts = _pass((_box(-15, 30, 40, 65), "bastoni_2", 0.989, False), (_box(35, 50, 40, 65), "coppe_2", 0.68, False))
-    assert _one_reading([card, parts], 0.8, 2).card.tolist() == ["bastoni_6"]
+    assert one_reading([card, parts], 0.8, 2).card.tolist() == ["bastoni_6"]
 
 
 def test_a_sure_card_inside_a_box_around_it_and_the_table_is_no_pip_box_of_that_box() -> None:
@@ -142,7 +143,7 @@ def test_a_sure_card_inside_a_box_around_it_and_the_table_is_no_pip_box_of_that_
     card = _pass((_box(0, 0, 60, 100), "coppe_6", 0.98, False))
     half = _pass((_box(0, 40, 60, 100), "denari_6", 0.86, False), (_box(5, 5, 25, 40), "denari_2", 0.97, False))
     around = _pass((_box(-20, -30, 100, 160), "coppe_7", 0.49, False))
-    assert "coppe_6" in _one_reading([card, half, around], 0.8, 3).card.tolist()
+    assert "coppe_6" in one_reading([card, half, around], 0.8, 3).card.tolist()
 
 
 def test_a_part_of_a_card_is_judged_by_every_sure_read_of_that_card() -> None:
@@ -151,21 +152,21 @@ def test_a_part_of_a_card_is_judged_by_every_sure_read_of_that_card() -> None:
     # on the card better
     reads = _pass((_box(0, 0, 60, 100), "spade_3", 0.98, False), (_box(-10, 0, 60, 100), "spade_3", 0.96, False),
                   (_box(-25, 50, 40, 70), "denari_1", 0.79, False))
-    assert _one_reading([reads], 0.8).card.tolist() == ["spade_3"]
+    assert one_reading([reads], 0.8).card.tolist() == ["spade_3"]
 
 
 def test_two_copies_of_a_card_in_one_trick_are_two_cards_when_the_deck_holds_two() -> None:
     # binocolo's deck holds two of each card: the second ace of spades laid over a third of the first
     trick = _pass((_box(0, 0, 60, 100), "AS", 0.95, True), (_box(0, 67, 60, 100), "AS", 0.9, True))
-    assert len(_one_reading([trick], 0.8, copies=2)) == 2
+    assert len(one_reading([trick], 0.8, copies=2)) == 2
     # with one of each card in the deck, the same card on itself is one card read twice
-    assert len(_one_reading([trick], 0.8)) == 1
+    assert len(one_reading([trick], 0.8)) == 1
 
 
 def test_a_card_read_twice_half_on_itself_is_one_card_even_when_the_deck_holds_two() -> None:
     # over 40% of one on the other is more than a trick's covered card shows (issue 22's contract)
     reads = _pass((_box(0, 0, 60, 100), "AS", 0.99, True), (_box(0, 45, 60, 100), "AS", 0.96, False))
-    assert len(_one_reading([reads], 0.8, copies=2)) == 1
+    assert len(one_reading([reads], 0.8, copies=2)) == 1
 
 
 def test_a_box_from_a_card_side_to_a_printed_edge_inside_it_gives_way_to_the_card_own_outline() -> None:
@@ -175,11 +176,11 @@ def test_a_box_from_a_card_side_to_a_printed_edge_inside_it_gives_way_to_the_car
     # same card less surely read
     narrow = _pass((_box(82, 105, 104, 226), "spade_5", 0.92, False))
     card = _pass((_box(100, 100, 131, 231), "spade_7", 0.88, True))
-    found = _one_reading([narrow, card], 0.8, 1)
+    found = one_reading([narrow, card], 0.8, 1)
     assert found.card.tolist() == ["spade_7"]
     # read surer by over the margin, the box is the card: the outline is then the table's
     surer = _pass((_box(82, 105, 104, 226), "spade_5", 0.99, False))
-    assert _one_reading([surer, _pass((_box(100, 100, 131, 231), "spade_7", 0.85, True))], 0.8, 1).card.tolist() == ["spade_5"]
+    assert one_reading([surer, _pass((_box(100, 100, 131, 231), "spade_7", 0.85, True))], 0.8, 1).card.tolist() == ["spade_5"]
 
 
 def test_half_card_boxes_at_a_guessed_size_read_surer_than_the_card_found_at_the_photo_size_are_its_parts() -> None:
@@ -189,9 +190,9 @@ def test_half_card_boxes_at_a_guessed_size_read_surer_than_the_card_found_at_the
     # "a card with its table around it" and both halves stood as cards
     card = _pass((_box(10, 9, 50, 80), "spade_1", 0.844, False))
     halves = _pass((_box(4, 54, 56, 35), "denari_1", 0.95, False), (_box(10, 8, 50, 31), "denari_1", 0.83, False))
-    assert _one_reading([card, halves], 0.8, 1).card.tolist() == ["spade_1"]
+    assert one_reading([card, halves], 0.8, 1).card.tolist() == ["spade_1"]
     # all at sizes measured on the photo, the surer box still stands (a card and its table)
-    assert "denari_1" in _one_reading([card, halves], 0.8, 2).card.tolist()
+    assert "denari_1" in one_reading([card, halves], 0.8, 2).card.tolist()
 
 
 def test_a_box_a_third_of_the_card_at_a_guessed_size_off_the_card_is_no_card() -> None:
@@ -200,7 +201,7 @@ def test_a_box_a_third_of_the_card_at_a_guessed_size_off_the_card_is_no_card() -
     # denari_1 at 0.94; the card size was the median of it and the card, so it was not too small
     card = _pass((_box(18, 6, 60, 100), "denari_10", 0.99, False))
     beside = _pass((_box(-11, 55, 33, 66), "denari_1", 0.94, False))
-    assert _one_reading([card, beside], 0.8, 1).card.tolist() == ["denari_10"]
+    assert one_reading([card, beside], 0.8, 1).card.tolist() == ["denari_10"]
 
 
 def test_a_box_around_a_card_and_its_table_read_surer_than_the_card_outline_is_that_card_read_twice() -> None:
@@ -209,7 +210,7 @@ def test_a_box_around_a_card_and_its_table_read_surer_than_the_card_outline_is_t
     # as a part of it that says nothing of it, and the card was reported twice
     around = _pass((_box(752, 112, 80, 123), "coppe_8", 0.978, False))
     card = _pass((_box(775, 135, 54, 98), "coppe_8", 0.961, True))
-    found = _one_reading([around, card], 0.8, 2)
+    found = one_reading([around, card], 0.8, 2)
     assert found.card.tolist() == ["coppe_8"] and found.quad[0, 0, 0] == 775
 
 
@@ -219,4 +220,4 @@ def test_a_card_kept_at_a_guessed_size_and_read_at_its_place_at_the_photo_size_g
     # of the queen and a box a third of it on a printed tablecloth read AS, which then stood
     queen = _pass((_box(80, 110, 158, 221), "QS", 0.9989, False), (_box(60, 455, 56, 90), "AS", 0.958, False))
     again = _pass((_box(81, 110, 156, 222), "QS", 0.9991, False), (_box(190, 113, 156, 220), "KC", 0.996, False))
-    assert sorted(_one_reading([queen, again], 0.8, 1).card.tolist()) == ["KC", "QS"]
+    assert sorted(one_reading([queen, again], 0.8, 1).card.tolist()) == ["KC", "QS"]

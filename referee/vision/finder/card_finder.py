@@ -44,7 +44,7 @@ class CardFinder:
     _lines: LineCache = field(default_factory=LineCache)
     #: the last frame's hypothesis kinds by quad centre (rounded image px; a fitted quad under
     #: its fitted and its first centre): diagnostics, and which photo detections are a card's
-    #: own outline (``pipeline._one_reading``)
+    #: own outline (``one_reading.one_reading``)
     last_kinds: dict[tuple[int, int], str] = field(default_factory=dict)
     #: (height, width) of the last frame's work image: diagnostics
     last_work_shape: tuple[int, int] = (0, 0)

@@ -79,6 +79,14 @@ def portrait_order(quad: FloatArray) -> FloatArray:
     return q
 
 
+def share_inside(a: FloatArray, b: FloatArray) -> float:
+    """The share of convex quad ``a``'s area that lies inside convex quad ``b``."""
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
+    inter, _ = cv2.intersectConvexConvex(a32, b32)
+    area = float(cv2.contourArea(a32))
+    return float(inter) / area if area > 0 else 0.0
+
+
 def rectify(image: Image, quad: FloatArray, size: tuple[int, int]) -> Image:
     """Warp the card under ``quad`` (portrait-ordered, image px) to a ``size`` = (w, h) crop."""
     w, h = size
