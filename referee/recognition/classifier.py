@@ -22,7 +22,7 @@ from referee.errors import ConfigError, ModelError
 from referee.paths import models_dir
 from referee.recognition.enrollment import Enrollment, unit_rows
 from referee.recognition.model_info import ModelInfo, model_paths, sha256_file
-from referee.recognition.preprocess import check_crop, resize_crop
+from referee.recognition.preprocess import check_crop, normalised, resize_crop
 from referee.recognition.views import LIVE_VIEWS, check_views, expand, reads
 
 F32 = npt.NDArray[np.float32]
@@ -126,10 +126,11 @@ class CardClassifier:
         :attr:`views` after all the crops as given (``reads(views) * len(crops)`` rows)."""
         if len(crops) == 0:
             return np.zeros((0, 3, self.input_size[1], self.input_size[0]), np.float32)
-        resized = np.stack([resize_crop(check_crop(c, i), self.input_size) for i, c in enumerate(crops)])
-        rgb = expand(resized, self.views)[..., ::-1].astype(np.float32) * (1.0 / 255.0)
-        out: F32 = np.ascontiguousarray(((rgb - self.info.mean) / self.info.std).transpose(0, 3, 1, 2))
-        return out
+        w, h = self.input_size
+        # the finder cuts its crops at the model's input size: resizing one to it is a copy
+        resized = np.stack([c if c.shape[:2] == (h, w) else resize_crop(c, (w, h))
+                            for c in (check_crop(c, i) for i, c in enumerate(crops))])
+        return normalised(expand(resized, self.views), self.info.mean, self.info.std)
 
     def run(self, crops: Sequence[U8]) -> tuple[F32, F32]:
         """(logits, embeddings) for a batch, in ONE onnxruntime call."""

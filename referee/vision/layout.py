@@ -20,6 +20,7 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -206,8 +207,14 @@ class TableLayout:
 
     def to_mat(self, image_points: npt.ArrayLike) -> Points:
         pts = np.asarray(image_points, np.float64).reshape(-1, 1, 2)
-        out: Points = cv2.perspectiveTransform(pts, np.linalg.inv(self.homography)).reshape(-1, 2)
+        out: Points = cv2.perspectiveTransform(pts, self._image_to_mat).reshape(-1, 2)
         return out
+
+    @cached_property
+    def _image_to_mat(self) -> npt.NDArray[np.float64]:
+        """The homography's inverse, once: the live loop maps every card's centre every frame."""
+        inverse: npt.NDArray[np.float64] = np.asarray(np.linalg.inv(self.homography), np.float64)
+        return inverse
 
     def zone_of(self, image_point: Sequence[float]) -> str:
         """``"stock"``, ``"play"``, a seat name, or ``"outside"`` for a point in image pixels.
