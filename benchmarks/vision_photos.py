@@ -3,6 +3,7 @@
     .venv/bin/python benchmarks/vision_photos.py                  # all three photo sets
     .venv/bin/python benchmarks/vision_photos.py --finder-only    # localisation only (no model)
     .venv/bin/python benchmarks/vision_photos.py --sets triestine --show out/   # draw results
+    .venv/bin/python benchmarks/vision_photos.py --sets pinochle --dump build/lab/pin.npz
 
 Runs ``referee detect``'s code (``detect_image``) on every photo and compares with the labels:
 
@@ -15,6 +16,14 @@ Runs ``referee detect``'s code (``detect_image``) on every photo and compares wi
 found     labelled cards with a detection on them (centre inside the box / on the seat's side)
 right     labelled cards read right (as far as the label says)
 precision detections that are right, of all detections (``--finder-only``: that land on a card)
+false     the other detections per 100 photos, by kind (in brackets those read at >= 0.8, sure):
+          ``non-card`` a box on no labelled card (the Triestine labels leave some real cards
+          out: a right read of one counts here), ``misread`` a labelled card read as another,
+          ``second box`` one more box on a card another detection reads right or more surely
+
+``--dump FILE.npz`` also writes every detection's crop at the model's input (plain uint8 and
+string arrays) with its set, photo, card, confidence, verdict and whether the photo is in the
+held-out half, to study what the read itself can tell.
 
 ``pinochle-held`` repeats the pinochle row on the half of its photos that ``referee train
 --real-photos`` never trains on (the committed French model is trained on the other half; models/README.md).
@@ -49,6 +58,11 @@ class Truth:
     side: str | None = None  # epfl: bottom/right/top/left
 
 
+#: kinds of false card: a box on no labelled card, a card read as another card, a second box on
+#: a card another detection already reads (right, or more surely)
+FALSE_KINDS = ("non-card", "misread", "second box")
+
+
 @dataclass
 class Tally:
     cards: int = 0
@@ -58,6 +72,13 @@ class Tally:
     detections: int = 0
     good_detections: int = 0
     ms: list[float] = field(default_factory=list)
+    #: false cards by kind (FALSE_KINDS), all and sure (confidence >= SURE) ones
+    false: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FALSE_KINDS, 0))
+    false_sure: dict[str, int] = field(default_factory=lambda: dict.fromkeys(FALSE_KINDS, 0))
+
+
+#: the pipeline's threshold for taking a read without asking (``FramePipeline.process_still``)
+SURE = 0.8
 
 
 def triestine(root: Path) -> dict[Path, list[Truth]]:
@@ -140,15 +161,19 @@ class FinderOnly:
 
 
 def score_image(path: Path, truths: list[Truth], result: dict[str, Any], shape: tuple[int, ...], tally: Tally,
-                finder_only: bool) -> None:
+                finder_only: bool) -> list[str]:
+    """Tally one photo; the verdict on each detection: ``right`` or one of FALSE_KINDS."""
     cards = result["cards"]
     centres = [np.mean(np.array(c["quad"]), axis=0) for c in cards]
     tally.cards += len(truths)
     tally.detections += len(cards)
     tally.ms.append(result["ms"])
     used: set[int] = set()
-    for truth in truths:
+    on: dict[int, list[int]] = defaultdict(list)  # detection -> the truths it lies on
+    for t, truth in enumerate(truths):
         hits = [i for i, c in enumerate(centres) if on_truth(truth, c, shape)]
+        for i in hits:
+            on[i].append(t)
         if hits:
             tally.found += 1
         verdicts = [read_right(truth.label, cards[i]["card"]) for i in hits]
@@ -160,10 +185,62 @@ def score_image(path: Path, truths: list[Truth], result: dict[str, Any], shape: 
             if finder_only or read_right(truth.label, cards[i]["card"]) in (True, None):
                 used.add(i)
     tally.good_detections += len(used)
+    kinds = []
+    for i, card in enumerate(cards):
+        kind = "right" if i in used else _false_kind(i, on, used, cards)
+        kinds.append(kind)
+        if kind != "right":
+            tally.false[kind] += 1
+            tally.false_sure[kind] += card["confidence"] >= SURE
+    return kinds
+
+
+def _false_kind(i: int, on: dict[int, list[int]], used: set[int], cards: list[dict[str, Any]]) -> str:
+    """A false detection's kind: on no card; on a card that another detection reads right or
+    more surely; else a misread of its card."""
+    if not on.get(i):
+        return "non-card"
+    others = [j for j in on if j != i and set(on[j]) & set(on[i])]
+    if any(j in used or cards[j]["confidence"] > cards[i]["confidence"] for j in others):
+        return "second box"
+    return "misread"
+
+
+class Recording:
+    """A classifier that keeps each read's crop at the model's input, to dump with its verdict."""
+
+    def __init__(self, classifier: Any) -> None:
+        self.classifier = classifier
+        self.reads: dict[tuple[str, float], np.ndarray] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.classifier, name)
+
+    def classify(self, crops: Any) -> Any:
+        from referee.recognition.preprocess import resize_crop
+
+        preds = self.classifier.classify(crops)
+        for crop, p in zip(crops, preds, strict=True):
+            self.reads.setdefault((p.card, round(p.confidence, 4)), resize_crop(crop, self.classifier.input_size))
+        return preds
+
+
+@dataclass
+class Dump:
+    """Every detection's crop (at the model's input), read and verdict, for ``--dump``."""
+
+    crops: list[np.ndarray] = field(default_factory=list)
+    rows: list[tuple[str, str, str, float, str, bool]] = field(default_factory=list)  # set, photo, card, conf, kind, held
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        rows = np.array([(s, p, c, f"{conf:.4f}", k, str(h)) for s, p, c, conf, k, h in self.rows], dtype=str)
+        np.savez_compressed(path, crops=np.stack(self.crops) if self.crops else np.zeros((0, 96, 64, 3), np.uint8),
+                            rows=rows.reshape(-1, 6))
 
 
 def run_set(name: str, finder_only: bool, show: Path | None, limit: int, split: str | None = None,
-            held_out: Tally | None = None) -> Tally:
+            held_out: Tally | None = None, dump: Dump | None = None) -> Tally:
     """Every photo of the set; ``held_out`` also tallies the photos no ``--real-photos`` training
     run sees (the pinochle set's odd blocks, :mod:`referee.recognition.real_crops`)."""
     family, loader = SETS[name]
@@ -177,6 +254,8 @@ def run_set(name: str, finder_only: bool, show: Path | None, limit: int, split: 
         from referee.recognition import CardClassifier
 
         classifier = CardClassifier.load(family, threads=1)
+        if dump is not None:
+            classifier = Recording(classifier)
     for path, truths in items:
         image = cv2.imread(str(path))
         if image is None:
@@ -189,9 +268,15 @@ def run_set(name: str, finder_only: bool, show: Path | None, limit: int, split: 
             pipeline = FramePipeline.create(classifier, config=config)
             pipeline.copies = COPIES.get(name, 1)
             result = detect_image(pipeline, np.asarray(image, np.uint8))
-        score_image(path, truths, result, image.shape, tally, finder_only)
-        if held_out is not None and trainable and not is_training_photo(path.name, names):
+        kinds = score_image(path, truths, result, image.shape, tally, finder_only)
+        held = bool(trainable) and not is_training_photo(path.name, names)
+        if held_out is not None and held:
             score_image(path, truths, result, image.shape, held_out, finder_only)
+        if dump is not None:
+            for card, kind in zip(result["cards"], kinds, strict=True):
+                dump.crops.append(classifier.reads[(card["card"], card["confidence"])])
+                dump.rows.append((name, path.name, card["card"], card["confidence"], kind, held))
+            classifier.reads.clear()
         if show is not None:
             _draw(show / name / path.name, image, truths, result)
     return tally
@@ -231,21 +316,28 @@ def main() -> None:
     parser.add_argument("--finder-only", action="store_true", help="localisation only (no model needed)")
     parser.add_argument("--show", type=Path, help="write annotated photos under this folder")
     parser.add_argument("--limit", type=int, default=0, help="photos per set (0 = all)")
+    parser.add_argument("--dump", type=Path, help="write every detection's crop, read and verdict to this .npz")
     parser.add_argument("--split", choices=("both", "outline", "corners"), default=None,
                         help="how the finder splits overlapping cards (FinderConfig.split; default: its default)")
     args = parser.parse_args()
     exit_without_shared("benchmarks/vision_photos.py", "photos")
     cv2.setNumThreads(1)
-    print(f"{'set':10} {'photos':>6} {'cards':>6} {'found':>7} {'right':>12} {'precision':>10} {'ms median':>10}")
+    dump = Dump() if args.dump else None
+    print(f"{'set':10} {'photos':>6} {'cards':>6} {'found':>7} {'right':>12} {'precision':>10} {'ms median':>10}"
+          "  false cards per 100 photos: non-card / misread / second box (of them sure)")
     for name in args.sets:
         held = Tally()
-        t = run_set(name, args.finder_only, args.show, args.limit, args.split, held)
+        t = run_set(name, args.finder_only, args.show, args.limit, args.split, held, dump)
         rows = [(name, t), *([(f"{name}-held", held)] if held.ms else [])]
         for label, t in rows:
             right = "-" if args.finder_only or not t.scored else f"{t.right / t.scored:6.1%} ({t.scored})"
             prec = t.good_detections / t.detections if t.detections else 0.0
+            per100 = 100 / max(1, len(t.ms))
+            false = " / ".join(f"{t.false[k] * per100:.1f} ({t.false_sure[k] * per100:.1f})" for k in FALSE_KINDS)
             print(f"{label:10} {len(t.ms):6d} {t.cards:6d} {t.found / max(1, t.cards):7.1%} {right:>12} "
-                  f"{prec:10.1%} {np.median(t.ms) if t.ms else 0:10.1f}")
+                  f"{prec:10.1%} {np.median(t.ms) if t.ms else 0:10.1f}  {false}", flush=True)
+    if dump is not None and args.dump is not None:
+        dump.save(args.dump)
 
 
 if __name__ == "__main__":
