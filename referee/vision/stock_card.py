@@ -78,12 +78,16 @@ def _stock_blob(mask: Mask, zone: FloatArray) -> tuple[FloatArray, Mask] | None:
     """minAreaRect corners of the blob whose centre lies in the zone, opened so that cloth
     check squares come off; None when it is no more than one card (a stock with no briscola)."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    best, best_area = None, 0.0
-    for c in contours:
-        area = float(cv2.contourArea(c))
-        (cx, cy), _, _ = cv2.minAreaRect(c)
-        if area > best_area and cv2.pointPolygonTest(zone, (float(cx), float(cy)), False) >= 0:
-            best, best_area = c, area
+    areas = [float(cv2.contourArea(c)) for c in contours]
+    best = None
+    # the largest blob whose centre is in the zone (of equal ones the first): largest first
+    for i in sorted(range(len(contours)), key=lambda i: -areas[i]):
+        if areas[i] <= 0.0:
+            break
+        (cx, cy), _, _ = cv2.minAreaRect(contours[i])
+        if cv2.pointPolygonTest(zone, (float(cx), float(cy)), False) >= 0:
+            best = contours[i]
+            break
     if best is None:
         return None
     (cx, cy), (w, h), angle = cv2.minAreaRect(best)
