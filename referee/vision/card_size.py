@@ -43,7 +43,7 @@ check cloth's squares.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -56,6 +56,7 @@ from referee.vision.refine import measured_sizes, white_gains, white_margin
 
 if TYPE_CHECKING:
     from referee.vision.finder.config import FinderConfig
+    from referee.vision.finder.quad import Contour
 
 #: (short, long) card side
 Size = tuple[float, float]
@@ -87,16 +88,18 @@ class CardSize:
         self.fitted = SizeMemo()
         self.edges.reset()
 
-    def expected(self, frame_height: int, scale: float, cfg: FinderConfig, raw: Mask, filled: Mask) -> Size:
+    def expected(self, frame_height: int, scale: float, cfg: FinderConfig, raw: Mask, filled: Mask,
+                 outlines: Sequence[Contour] | None = None) -> Size:
         """Card (short, long) side in work px (image px times ``scale``): the layout's, else
         confirmed cards', else single printed cards' blobs in the work-scale whiteness mask
-        (``raw``; ``filled``: its holes filled; :func:`blob_card_sizes`), else a fraction of
+        (``raw``; ``filled``: its holes filled, ``outlines`` its blobs' when traced already;
+        :func:`blob_card_sizes`), else a fraction of
         the frame height."""
         if cfg.card_height is not None:
             long_ = cfg.card_height * scale
             return long_ / 1.6, long_
         if not self.observed:
-            measured = blob_card_sizes(raw, filled, cfg)
+            measured = blob_card_sizes(raw, filled, cfg, outlines)
             if measured:
                 s, l_ = np.median(np.array(measured), axis=0)
                 size = (float(s) / scale, float(l_) / scale)
@@ -135,15 +138,16 @@ class CardSize:
         return True
 
 
-def blob_card_sizes(raw: Mask, filled: Mask, cfg: FinderConfig) -> list[Size]:
+def blob_card_sizes(raw: Mask, filled: Mask, cfg: FinderConfig, outlines: Sequence[Contour] | None = None) -> list[Size]:
     """(short, long) of blobs that look like one card *and* have printing inside.
 
     The printing test (holes in the raw whiteness) is what tells a card from a white check
     square or a paper napkin of card shape: blank white is cloth, a card always has pips.
     """
     sizes: list[Size] = []
-    contours, _ = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    for c in contours:
+    if outlines is None:
+        outlines = cv2.findContours(filled, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
+    for c in outlines:
         area = cv2.contourArea(c)
         if area < 150 or area > cfg.max_card_frac * raw.size:  # a white board is not a card
             continue

@@ -21,7 +21,12 @@ from referee.vision.finder.edges import edge_card_hypotheses
 from referee.vision.finder.hypothesis import Hypothesis, new_only
 from referee.vision.finder.lines import LineCache, line_card_hypotheses
 from referee.vision.finder.quad import portrait_order, rectify
-from referee.vision.finder.segmentation import binarize, fill_holes, otsu_thresholds, whiteness
+from referee.vision.finder.segmentation import (
+    binarize,
+    filled_with_outlines,
+    otsu_thresholds,
+    whiteness,
+)
 from referee.vision.finder.split_cache import SplitCache
 from referee.vision.refine import RefineCache, RefineConfig, refine_quads, white_gains
 
@@ -64,9 +69,9 @@ class CardFinder:
         hyps: list[Hypothesis] = []
         for i, thr in enumerate(thresholds):
             raw = binarize(white, thr)
-            mask = fill_holes(raw)
+            mask, outlines = filled_with_outlines(raw)
             if i == 0:
-                short, long_ = self.sizes.expected(image.shape[0], scale, cfg, raw, mask)
+                short, long_ = self.sizes.expected(image.shape[0], scale, cfg, raw, mask, outlines)
             k = min(25, max(3, round(cfg.open_frac * short))) | 1  # capped: an ellipse's cost grows as k^2
             kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
             opened = np.asarray(cv2.morphologyEx(mask, cv2.MORPH_OPEN, kernel), np.uint8)
@@ -74,7 +79,7 @@ class CardFinder:
             fit = None if self.sizes.observed else self.sizes.fitted
             self._splits.pass_no = i
             more = blob_hypotheses(opened, short, long_, self._split_config(), known, focus_work, white, fit, self._splits)
-            more += thin_card_hypotheses(mask, short, long_, more, first_group=len(more))
+            more += thin_card_hypotheses(mask, short, long_, more, first_group=len(more), outlines=outlines)
             if focus_work is not None:
                 more += strip_card_hypotheses(mask, opened, short, long_, focus_work, first_group=len(more))
             hyps += new_only(more, hyps, short, first_group=len(hyps))

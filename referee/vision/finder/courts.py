@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 
@@ -11,7 +13,8 @@ from referee.vision.finder.segmentation import Mask, label_components
 
 
 def thin_card_hypotheses(
-    mask: Mask, short: float, long_: float, found: list[Hypothesis], first_group: int
+    mask: Mask, short: float, long_: float, found: list[Hypothesis], first_group: int,
+    outlines: Sequence[Contour] | None = None,
 ) -> list[Hypothesis]:
     """Cards whose white is a thin frame open on one side, from the convex hull of their blob.
 
@@ -23,13 +26,16 @@ def thin_card_hypotheses(
     rectangle one card wide and most of a card long, extended to a card's length from either
     end (one group: the classifier keeps the better crop).  Blobs merged with a cloth's white
     squares have a larger hull and are left alone; the mat's square markers have no card
-    aspect.
+    aspect.  ``outlines``: the blobs' outer outlines when traced already
+    (:func:`~referee.vision.finder.segmentation.filled_with_outlines`).
     """
     card_area = short * long_
     # the blobs of a card's size (``mask`` has its holes filled: a blob is its outline
     # filled), in the order OpenCV labels them; their outlines cost a tenth of labelling
     blobs = []
-    for contour in cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]:
+    if outlines is None:
+        outlines = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
+    for contour in outlines:
         x, y, w, h = cv2.boundingRect(contour)
         if max(w, h) > 1.5 * long_ or w * h < 0.2 * card_area:
             continue  # (a blob is at most its box)

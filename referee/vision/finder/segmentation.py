@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import cv2
 import numpy as np
 import numpy.typing as npt
 
 from referee.vision.detections import Image
 from referee.vision.finder.config import FinderConfig
+from referee.vision.finder.quad import Contour
 from referee.vision.refine import white_gains
 
 Mask = npt.NDArray[np.uint8]
@@ -72,7 +75,14 @@ def label_components(mask: Mask, connectivity: int = 8) -> tuple[int, npt.NDArra
 
 def fill_holes(mask: Mask) -> Mask:
     """Figures and pips are holes in a card's white: fill every hole of every blob."""
+    return filled_with_outlines(mask)[0]
+
+
+def filled_with_outlines(mask: Mask) -> tuple[Mask, Sequence[Contour]]:
+    """:func:`fill_holes`, and the outer outlines of its blobs: the filled mask's own
+    (``cv2.findContours(filled, RETR_EXTERNAL, CHAIN_APPROX_SIMPLE)`` gives the same
+    outlines in the same order), for the steps that would trace them again."""
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     filled = np.zeros_like(mask)
     cv2.drawContours(filled, contours, -1, 255, cv2.FILLED)
-    return filled
+    return filled, contours
