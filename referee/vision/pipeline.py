@@ -96,11 +96,12 @@ class FramePipeline:
         return cls(CardFinder(cfg), classifier, layout=layout)
 
     def process(self, image: Image) -> Detections:
-        dets = self.finder.find(image, focus=self._play_area())
+        dets = self.finder.find(image, focus=self._play_area(), cut=False)
         if self.layout is not None and len(dets):
             zones = [self.layout.zone_of(tuple(c)) for c in dets.centers]
             keep = np.array([z != "outside" for z in zones]) & ~self._on_markers(dets)
             dets = dets[keep]
+        dets = self.finder.cut(image, dets)  # only the quads kept: those outside the mat are never read
         stock = self._stock_card(image)
         first_stock = int(dets.group.max()) + 1 if len(dets) else 0
         found = identify(_with_stock_card(dets, stock), self.classifier, self.min_confidence, self.cache)

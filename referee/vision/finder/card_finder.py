@@ -54,10 +54,11 @@ class CardFinder:
     #: (height, width) of the last frame's work image: diagnostics
     last_work_shape: tuple[int, int] = (0, 0)
 
-    def find(self, image: Image, focus: FloatArray | None = None) -> Detections:
+    def find(self, image: Image, focus: FloatArray | None = None, cut: bool = True) -> Detections:
         """Card quads and crops in ``image``.  ``focus`` (a polygon in image pixels, e.g. the
         layout's play area) limits the costly splitting of overlapping cards to blobs that
-        touch it; single cards are found everywhere."""
+        touch it; single cards are found everywhere.  ``cut=False``: no crops yet (the caller
+        drops some quads first, then :meth:`cut` the rest)."""
         _check_frame(image)
         cfg = self.config
         scale = work_scale(image.shape[:2], cfg)
@@ -115,8 +116,12 @@ class CardFinder:
                 quads, groups = _with_unrefined(quads, unrefined, groups)
             # the fitted quads by their own centres too: what each detection was found as
             self.last_kinds.update({_key(q): h.kind for q, h in zip(quads, hyps, strict=False)})
-        crops = [rectify(image, q, cfg.crop_size) for q in quads]
-        return Detections(quad=quads.astype(np.float32), crops=crops, group=groups)
+        found = Detections(quad=quads.astype(np.float32), group=groups)
+        return self.cut(image, found) if cut else found
+
+    def cut(self, image: Image, dets: Detections) -> Detections:
+        """``dets`` with the rectified crop of each quad (``FinderConfig.crop_size``)."""
+        return replace(dets, crops=[rectify(image, q, self.config.crop_size) for q in dets.quad])
 
     def _split_config(self) -> FinderConfig:
         """Outline splitting needs a card size within ~15%: the layout's, the recogniser's, or
