@@ -60,19 +60,6 @@ def _white_balanced(small: Image) -> Image:
     return np.asarray(cv2.transform(small, np.diag(gains).astype(np.float32)), np.uint8)
 
 
-def label_components(mask: Mask, connectivity: int = 8) -> tuple[int, npt.NDArray[np.integer], npt.NDArray[np.int32]]:
-    """``cv2.connectedComponentsWithStats``: (count, labels, stats), the same labels and stats,
-    as 16-bit labels where the mask cannot hold more components than they count (OpenCV 5's
-    32-bit path computes the stats at about twice the cost, ~1.5 ms at 640x360)."""
-    h, w = mask.shape[:2]
-    # the most components a mask can hold: isolated pixels, one per 2x2 block (8-connected) or
-    # on every other pixel (4-connected); label 0 is the background
-    most = ((h + 1) // 2) * ((w + 1) // 2) if connectivity == 8 else (h * w + 1) // 2
-    ltype = cv2.CV_16U if most < np.iinfo(np.uint16).max else cv2.CV_32S
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=connectivity, ltype=ltype)
-    return int(n), np.asarray(labels), np.asarray(stats, np.int32)
-
-
 def fill_holes(mask: Mask) -> Mask:
     """Figures and pips are holes in a card's white: fill every hole of every blob."""
     return filled_with_outlines(mask)[0]
