@@ -10,6 +10,9 @@ to its play event, over one simulated deal.
     .venv/bin/python benchmarks/vision_latency.py --frames 200 --no-delay
     .venv/bin/python benchmarks/vision_latency.py --frames 60 --no-delay --size-known   # as after a sure read
 
+``--stages`` prints where a worst still frame's CPU goes, stage by stage (ms per frame, this
+thread; a stage's steps indented under it), over the same frames.
+
 ``--repeat N`` times each frame N times and keeps its fastest (wall and CPU apart): on a
 machine other jobs share, a frame's figure is then what it costs, not when it was preempted
 (compare code against a baseline measured the same way, back to back).
@@ -131,6 +134,78 @@ def frame_latency(frames: list[tuple[np.ndarray, int, str, object, np.ndarray]],
     print(f"  ... trick split    {stats(split_ms, split_cpu)}   (the frame a trick is first still)")
 
 
+#: (label, depth, module, attribute): the frame's stages, each timed where the pipeline calls it
+#: (an attribute a module lacks, in older code, is left out)
+STAGES = [
+    ("frame (FramePipeline.process)", 0, "referee.vision.pipeline", "FramePipeline.process"),
+    ("finder (CardFinder.find)", 1, "referee.vision.pipeline", "CardFinder.find"),
+    ("whiteness", 2, "referee.vision.finder.card_finder", "whiteness"),
+    ("threshold, holes filled", 2, "referee.vision.finder.card_finder", "binarize"),
+    ("threshold, holes filled", 2, "referee.vision.finder.card_finder", "fill_holes"),
+    ("threshold, holes filled", 2, "referee.vision.finder.card_finder", "filled_with_outlines"),
+    ("card size from blobs", 2, "referee.vision.card_size", "CardSize.expected"),
+    ("blobs (single, partial, split)", 2, "referee.vision.finder.card_finder", "blob_hypotheses"),
+    ("court cards (thin, strip)", 2, "referee.vision.finder.card_finder", "thin_card_hypotheses"),
+    ("court cards (thin, strip)", 2, "referee.vision.finder.card_finder", "strip_card_hypotheses"),
+    ("edge regions (light tables)", 2, "referee.vision.finder.card_finder", "edge_card_hypotheses"),
+    ("edge regions (light tables)", 2, "referee.vision.finder.card_finder", "edge_blob_hypotheses"),
+    ("corner order", 2, "referee.vision.finder.card_finder", "portrait_order"),
+    ("crops (warps)", 2, "referee.vision.finder.card_finder", "rectify"),
+    ("layout: zones, markers", 1, "referee.vision.layout", "TableLayout.zone_of"),
+    ("layout: zones, markers", 1, "referee.vision.pipeline", "FramePipeline._on_markers"),
+    ("stock's briscola", 1, "referee.vision.pipeline", "FramePipeline._stock_card"),
+    ("recogniser (identify)", 1, "referee.vision.pipeline", "identify"),
+    ("model input", 2, "referee.recognition.classifier", "CardClassifier.prepare"),
+    ("model run + input", 2, "referee.recognition.classifier", "CardClassifier.run"),
+]
+
+
+def stage_times(frames: list[tuple[np.ndarray, int, str, object, np.ndarray]], size_known: bool = False) -> None:
+    """CPU ms per frame of each of :data:`STAGES` over the worst still frame of each scene."""
+    import importlib
+
+    from referee.recognition import CardClassifier
+    from referee.recognition.views import LIVE_VIEWS
+    from referee.vision.pipeline import FramePipeline
+
+    spent: dict[str, float] = {}
+    depth: dict[str, int] = {}
+    for label, level, module, attr in STAGES:
+        owner: object = importlib.import_module(module)
+        *path, name = attr.split(".")
+        for part in path:
+            owner = getattr(owner, part, None)
+        step = getattr(owner, name, None)
+        if step is None:
+            continue
+        spent.setdefault(label, 0.0)
+        depth[label] = level
+
+        def clocked(*args: object, _step: Callable[..., object] = step, _label: str = label, **kwargs: object) -> object:
+            start = time.thread_time()
+            try:
+                return _step(*args, **kwargs)
+            finally:
+                spent[_label] += time.thread_time() - start
+
+        setattr(owner, name, clocked)
+    classifiers = {f: CardClassifier.load(f, threads=1, views=LIVE_VIEWS) for f in ("italian", "french")}
+    pipes = []
+    for image, _, family, layout, quad in frames:
+        pipe = FramePipeline.create(classifiers[family], layout=layout)  # type: ignore[arg-type]
+        if size_known:
+            pipe.finder.observe(quad[None])
+        pipe.process(image)
+        pipe.process(image)
+        pipes.append((pipe, image))
+    spent.update((k, 0.0) for k in spent)
+    for pipe, image in pipes:
+        pipe.process(image)  # every proposal classified (no read cache): the worst still frame
+    print(f"where a still frame's CPU goes (ms per frame, this thread; {len(pipes)} frames):")
+    for label, total in spent.items():
+        print(f"  {'  ' * depth[label]}{label:34s} {total * 1000 / len(pipes):6.2f}")
+
+
 def play_delay(seed: int, fps: float) -> None:
     from referee.recognition import CardClassifier
     from referee.recognition.views import LIVE_VIEWS
@@ -163,6 +238,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--fps", type=float, default=10.0)
     parser.add_argument("--no-delay", action="store_true", help="skip the simulated deal")
+    parser.add_argument("--stages", action="store_true", help="also print where a still frame's CPU goes, stage by stage")
     parser.add_argument("--repeat", type=int, default=1, metavar="N",
                         help="time each frame N times and keep its fastest (a shared machine's preemptions left out)")
     parser.add_argument("--size-known", action="store_true",
@@ -173,12 +249,15 @@ def main() -> None:
         parser.error(f"--repeat must be at least 1, got {args.repeat}")
     print(f"# 1280x720 frames with 4-8 face-up cards, one thread, {args.frames} frames"
           + (f", each the fastest of {args.repeat} runs" if args.repeat > 1 else ""))
-    frame_latency(scenes(args.frames, args.seed), args.size_known, args.repeat)
+    frames = scenes(args.frames, args.seed)
+    frame_latency(frames, args.size_known, args.repeat)
     if not args.no_delay:
         try:
             play_delay(args.seed, args.fps)
         except Exception as exc:
             print(f"still -> play event  skipped: {exc}")
+    if args.stages:  # last: its clocks stay on the pipeline's functions
+        stage_times(frames, args.size_known)
 
 
 if __name__ == "__main__":
