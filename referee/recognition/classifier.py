@@ -23,6 +23,7 @@ from referee.paths import models_dir
 from referee.recognition.enrollment import Enrollment, unit_rows
 from referee.recognition.model_info import ModelInfo, model_paths, sha256_file
 from referee.recognition.preprocess import check_crop, normalised, resize_crop
+from referee.recognition.sureness import Sureness
 from referee.recognition.views import LIVE_VIEWS, check_views, expand, reads
 
 F32 = npt.NDArray[np.float32]
@@ -57,8 +58,12 @@ class CardClassifier:
 
     def __init__(self, session: object, info: ModelInfo, enrollment: Enrollment | None = None,
                  top_k: int = 5, model_path: Path | None = None, views: Sequence[str] = (),
-                 model_sha256: str | None = None) -> None:
+                 model_sha256: str | None = None, sureness: Sureness | None = None) -> None:
         self._session = session
+        #: rules that make a read unsure (:mod:`referee.recognition.sureness`), applied where
+        #: each crop is read in several views (a single photo; the live loop reads once and
+        #: confirms a card over several frames instead)
+        self.sureness = sureness
         self._model_sha256 = model_sha256
         self.views = check_views(views, "views")
         self.info = info
@@ -96,7 +101,8 @@ class CardClassifier:
             enrollment = Enrollment.load(Path(enrollment))
         if views is None:
             views = info.views if enrollment is None else LIVE_VIEWS
-        clf = cls(session, info, None, top_k, onnx_path, views, info.onnx_sha256)
+        sureness = Sureness.from_info(info.extra, json_path, info.onnx_sha256, info.labels, info.embedding_dim)
+        clf = cls(session, info, None, top_k, onnx_path, views, info.onnx_sha256, sureness)
         if enrollment is not None:
             try:
                 enrollment.check_compatible(info, clf.model_sha256)
@@ -159,11 +165,14 @@ class CardClassifier:
         return logits, emb
 
     def probabilities(self, crops: Sequence[U8]) -> F32:
-        """Calibrated class probabilities (N, len(labels)), enrollment blended in if loaded."""
+        """Calibrated class probabilities (N, len(labels)), enrollment blended in if loaded,
+        a read the :attr:`sureness` rules doubt held unsure."""
         logits, emb = self.run(crops)
         probs = softmax(logits, self.info.temperature)
         if self.enrollment is not None and len(probs):
             probs = self.enrollment.blend(probs, unit_rows(emb), self.labels)
+        if self.sureness is not None and reads(self.views) > 1 and len(probs):
+            probs = self.sureness.apply(probs, emb, self.labels)
         return probs
 
     def classify(self, crops: Sequence[U8]) -> list[Prediction]:
