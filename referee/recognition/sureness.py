@@ -5,8 +5,8 @@ card it knows: a placemat, a game box or the face of a deck no training print re
 as a card at 0.9.  The read tells more than that one number:
 
 * ``no_card_back``: the probability the read gives ``back`` (face down or not a card).  A card the
-  model knows leaves almost none there (on renders of the training prints read right, 99% below
-  0.006); a read that gives ``back`` more than ``no_card_back`` is taken for no card: all its
+  model knows leaves almost none there (renders of the training prints read surely right: 99 in
+  100 below 0.0061); a read that gives ``back`` more than ``no_card_back`` is taken for no card: all its
   probability goes to ``back``.
 * ``prototypes``: a read whose embedding lies farther from the prototype of the card it is read
   as than every render of that card the model read right (:class:`Prototypes`, renders of the
@@ -15,9 +15,11 @@ as a card at 0.9.  The read tells more than that one number:
   ``back``, so the still path neither takes it as a card without asking nor measures the card
   size from it.
 
-(The test-time views disagreeing and the top-2 margin were measured too and caught almost none
-of the sure false cards of the real photos: models/HISTORY.md.)  The model's JSON carries the
-rules (``"sureness": {"no_card_back": 0.02, "prototypes": "<deck>.prototypes.npz", "unsure_at":
+The committed models use the first rule only: the second, through the still path, cost real
+pinochle cards (a right read made unsure no longer counts as a sure card in the still reading's
+rules). The test-time views disagreeing and the top-2 margin were measured too and caught almost
+none of the sure false cards of the real photos (models/HISTORY.md, 28 Nov).  The model's JSON
+carries the rules (``"sureness": {"no_card_back": 0.02, "prototypes": "<deck>.prototypes.npz", "unsure_at":
 0.6}``, each rule off when its key is absent) and names the prototypes file beside it; that file
 records the graph's sha256, so prototypes of another model (or a damaged file) are refused,
 naming the file; a missing one turns that rule off with a logged warning.

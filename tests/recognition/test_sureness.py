@@ -77,38 +77,47 @@ def test_a_read_that_leaves_more_than_no_card_back_on_back_is_no_card() -> None:
     assert np.array_equal(out[1], probs[1])
 
 
-# --- the committed models and their prototypes files --------------------------------------------
+# --- the committed models, and a prototypes file beside a copy of one ----------------------------
 
-needs_models = pytest.mark.skipif(not (models_dir() / "italian.prototypes.npz").exists(),
-                                  reason="no committed italian model with prototypes")
+needs_models = pytest.mark.skipif(not (models_dir() / "italian.onnx").exists(), reason="no committed italian model")
 
 
 @pytest.fixture
 def model(tmp_path: Path) -> Path:
-    """A copy of the committed Italian model and its prototypes, to damage."""
-    if not (models_dir() / "italian.prototypes.npz").exists():
-        pytest.skip("no committed italian prototypes")
+    """A copy of the committed Italian model with a prototypes file named in its JSON, to damage."""
+    if not (models_dir() / "italian.onnx").exists():
+        pytest.skip("no committed italian model")
     folder = tmp_path / "models"
     folder.mkdir()
-    for name in ("italian.onnx", "italian.json", "italian.prototypes.npz"):
+    for name in ("italian.onnx", "italian.json"):
         shutil.copy(models_dir() / name, folder / name)
+    clf = CardClassifier.load("italian", folder)
+    rng = np.random.default_rng(1)
+    codes = [c for c in LABELS if c != BACK] * 2
+    emb = rng.random((len(codes), clf.info.embedding_dim)).astype(np.float32)
+    Prototypes.from_embeddings(codes, emb, clf.model_sha256).save(folder / "italian.prototypes.npz")
+    _edit_sureness(folder, prototypes="italian.prototypes.npz")
     return folder
 
 
 def _edit_sureness(folder: Path, **changes: Any) -> None:
     path = folder / "italian.json"
     data = json.loads(path.read_text())
-    data["sureness"] = {**data["sureness"], **changes}
+    data["sureness"] = {**data.get("sureness", {}), **changes}
     path.write_text(json.dumps(data))
 
 
 @needs_models
-def test_the_committed_models_load_their_sureness_rule() -> None:
+def test_the_committed_models_take_a_read_that_leaves_much_on_back_for_no_card() -> None:
     for deck in ("italian", "french"):
         clf = CardClassifier.load(deck, threads=1)
-        assert clf.sureness is not None and clf.sureness.prototypes is not None
-        assert clf.sureness.no_card_back is not None
-        assert clf.sureness.prototypes.model_sha256 == clf.model_sha256
+        assert clf.sureness is not None and clf.sureness.no_card_back == 0.02
+
+
+def test_prototypes_beside_a_model_load_with_it(model: Path) -> None:
+    clf = CardClassifier.load("italian", model)
+    assert clf.sureness is not None and clf.sureness.prototypes is not None
+    assert clf.sureness.prototypes.model_sha256 == clf.model_sha256
 
 
 @needs_models
