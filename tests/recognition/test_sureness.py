@@ -189,3 +189,21 @@ def test_a_bad_sureness_value_is_refused_naming_the_key(model: Path) -> None:
     _edit_sureness(model, unsure_at=0.9)
     with pytest.raises(ModelError, match=r"italian\.json: sureness\.unsure_at: expected a number between 0\.5 and 0\.8"):
         CardClassifier.load("italian", model)
+
+
+@needs_models
+@pytest.mark.shared("photos/italian_napoletane_real_decks")
+def test_the_live_loop_reading_each_crop_once_is_not_judged_by_the_rules() -> None:
+    from referee.recognition.real_decks import cut, deck_photos
+    from referee.recognition.views import LIVE_VIEWS
+
+    crops = [cut(p) for p in deck_photos(decks=["deck02"]) if p.quad is not None][:4]
+    strict = Sureness(no_card_back=1e-6)  # every read of a card leaves more than this on 'back'
+    live = CardClassifier.load("italian", threads=1, views=LIVE_VIEWS)
+    plain = [p.card for p in live.classify(crops)]
+    assert BACK not in plain
+    live.sureness = strict
+    assert [p.card for p in live.classify(crops)] == plain
+    photo = CardClassifier.load("italian", threads=1)
+    photo.sureness = strict
+    assert all(p.card == BACK for p in photo.classify(crops))
