@@ -221,13 +221,11 @@ def _each_card_once(rel: _Relations, dropped: BoolArray, rules: ReadingRules, co
 def _without_parts(rel: _Relations, dropped: BoolArray, kept: list[int]) -> list[int]:
     """``kept`` (in index order) without a part of a sure read of a kept card that reads that
     card's suit with fewer pips, or is not surer by over ``margin``, or is a weak box over it (a
-    sure card's own outline excepted; a part read as the same card is that card). A card kept is also where its other sure reads lie: a
+    sure card's own outline excepted). A card kept is also where its other sure reads lie: a
     second read of it may sit better."""
     cards = [j for j in range(len(rel.dets)) if not dropped[j] and any(rel.same[j, k] for k in kept)]
-    # (a box around a card read as that card is the card read twice, not a card it is part of)
     return sorted(i for i in kept if rel.own_sure[i] or not any(
-        rel.part[i, j] and not rel.same[i, j] and (rel.fewer[i, j] or not rel.surer[i, j] or rel.weak[i, j])
-        for j in cards))
+        rel.part[i, j] and (rel.fewer[i, j] or not rel.surer[i, j] or rel.weak[i, j]) for j in cards))
 
 
 def _card_size(found: Detections, rel: _Relations, kept: list[int]) -> tuple[float, float] | None:

@@ -241,13 +241,3 @@ def test_a_half_card_box_read_as_an_ace_inside_a_sure_card_still_leaves_the_card
     half = _pass((_box(100, 100, 60, 52), "denari_1", 0.99, False))
     found = one_reading([card, half], 0.8, 1)
     assert found.card.tolist() == ["denari_5"]
-
-
-def test_a_card_read_a_little_surer_than_a_box_around_it_and_its_table_is_kept_as_that_card() -> None:
-    # deck01's coppe_3 at 245 px: the card's quad read coppe_3 a little surer than a box around
-    # it and the stone (1.8 times its area) read coppe_3 at 0.88; the box is the card read
-    # twice, and the card is no part of it to drop: one coppe_3, on the card's own quad
-    card = _pass((_box(100, 100, 60, 100), "coppe_3", 0.93, False))
-    around = _pass((_box(85, 80, 90, 120), "coppe_3", 0.88, False))
-    found = one_reading([card, around], 0.8, 1)
-    assert found.card.tolist() == ["coppe_3"] and found.quad[0, 0, 0] == 100
