@@ -200,10 +200,8 @@ def _each_card_once(rel: _Relations, dropped: BoolArray, rules: ReadingRules, co
         table beside it: within one pass, and between sizes measured on the photo's cards,
         overlapping cards are the finder's to split); its pips; or read as the same card."""
         # a kept box that is a part of this one says nothing of it: this one is the card; but a
-        # sure card's own outline is the card, and this one a box around it and its table; and so
-        # is a part read as the same card as this one, surer (one card read twice: itself, and
-        # with the table around it)
-        if rel.part[j, i] and not rel.own_sure[j] and not rel.same[i, j]:
+        # sure card's own outline is the card, and this one a box around it and its table
+        if rel.part[j, i] and not rel.own_sure[j]:
             return False
         over = rel.on[i, j] >= rules.straddle
         other_size = rel.source[i] != rel.source[j] and (rel.guessed[i] or rel.guessed[j]) and rel.is_sure[j]
