@@ -60,7 +60,7 @@ class CardClassifier:
                  top_k: int = 5, model_path: Path | None = None, views: Sequence[str] = (),
                  model_sha256: str | None = None, sureness: Sureness | None = None) -> None:
         self._session = session
-        #: rules that make a read unsure (:mod:`referee.recognition.sureness`), applied where
+        #: the rule that takes a read for no card (:mod:`referee.recognition.sureness`), applied where
         #: each crop is read in several views (a single photo; the live loop reads once and
         #: confirms a card over several frames instead)
         self.sureness = sureness
@@ -101,7 +101,7 @@ class CardClassifier:
             enrollment = Enrollment.load(Path(enrollment))
         if views is None:
             views = info.views if enrollment is None else LIVE_VIEWS
-        sureness = Sureness.from_info(info.extra, json_path, info.onnx_sha256, info.labels, info.embedding_dim)
+        sureness = Sureness.from_info(info.extra, json_path)
         clf = cls(session, info, None, top_k, onnx_path, views, info.onnx_sha256, sureness)
         if enrollment is not None:
             try:
@@ -166,13 +166,13 @@ class CardClassifier:
 
     def probabilities(self, crops: Sequence[U8]) -> F32:
         """Calibrated class probabilities (N, len(labels)), enrollment blended in if loaded,
-        a read the :attr:`sureness` rules doubt held unsure."""
+        a read the :attr:`sureness` rule doubts taken for no card."""
         logits, emb = self.run(crops)
         probs = softmax(logits, self.info.temperature)
         if self.enrollment is not None and len(probs):
             probs = self.enrollment.blend(probs, unit_rows(emb), self.labels)
         if self.sureness is not None and reads(self.views) > 1 and len(probs):
-            probs = self.sureness.apply(probs, emb, self.labels)
+            probs = self.sureness.apply(probs, self.labels)
         return probs
 
     def classify(self, crops: Sequence[U8]) -> list[Prediction]:
