@@ -200,8 +200,10 @@ def _each_card_once(rel: _Relations, dropped: BoolArray, rules: ReadingRules, co
         table beside it: within one pass, and between sizes measured on the photo's cards,
         overlapping cards are the finder's to split); its pips; or read as the same card."""
         # a kept box that is a part of this one says nothing of it: this one is the card; but a
-        # sure card's own outline is the card, and this one a box around it and its table
-        if rel.part[j, i] and not rel.own_sure[j]:
+        # sure card's own outline is the card, and this one a box around it and its table; and so
+        # is a part read as the same card as this one, surer (one card read twice: itself, and
+        # with the table around it)
+        if rel.part[j, i] and not rel.own_sure[j] and not rel.same[i, j]:
             return False
         over = rel.on[i, j] >= rules.straddle
         other_size = rel.source[i] != rel.source[j] and (rel.guessed[i] or rel.guessed[j]) and rel.is_sure[j]
@@ -219,11 +221,13 @@ def _each_card_once(rel: _Relations, dropped: BoolArray, rules: ReadingRules, co
 def _without_parts(rel: _Relations, dropped: BoolArray, kept: list[int]) -> list[int]:
     """``kept`` (in index order) without a part of a sure read of a kept card that reads that
     card's suit with fewer pips, or is not surer by over ``margin``, or is a weak box over it (a
-    sure card's own outline excepted). A card kept is also where its other sure reads lie: a
+    sure card's own outline excepted; a part read as the same card is that card). A card kept is also where its other sure reads lie: a
     second read of it may sit better."""
     cards = [j for j in range(len(rel.dets)) if not dropped[j] and any(rel.same[j, k] for k in kept)]
+    # (a box around a card read as that card is the card read twice, not a card it is part of)
     return sorted(i for i in kept if rel.own_sure[i] or not any(
-        rel.part[i, j] and (rel.fewer[i, j] or not rel.surer[i, j] or rel.weak[i, j]) for j in cards))
+        rel.part[i, j] and not rel.same[i, j] and (rel.fewer[i, j] or not rel.surer[i, j] or rel.weak[i, j])
+        for j in cards))
 
 
 def _card_size(found: Detections, rel: _Relations, kept: list[int]) -> tuple[float, float] | None:

@@ -26,6 +26,7 @@ from referee.cards import BACK
 from referee.vision.card_size import prior_quad
 from referee.vision.detections import BoolArray, Detections, FloatArray, Image
 from referee.vision.finder import CardFinder, FinderConfig, portrait_order, rectify
+from referee.vision.finder.config import FALLBACK_LINE_SUPPORT
 from referee.vision.finder.quad import share_inside
 from referee.vision.one_reading import not_smaller, one_reading
 from referee.vision.stock_card import stock_card_quads
@@ -143,17 +144,27 @@ class FramePipeline:
         # and no later frames to vote over a weak read (measured on the photos: 0.4 keeps
         # pinochle's precision at 87% with the outline splits, 0.5 costs epfl 4% of its reads)
         self.min_confidence = max(floor, self.still_min_confidence)
+        still = self.finder.config
         try:
             found = self._still_sizes(image, sure)
-            wide = min(image.shape[1], 2 * live.work_width)
-            if (found.confidence >= sure).any() or wide <= live.work_width:
+            if (found.confidence >= sure).any():
                 return found
-            # no sure card: cards may be small in a wide frame (a card 80 px tall in the box
-            # camera's 1280x720 is 40 px at the work width, where a 2 of spade's swords cut
-            # its white apart): one more look at up to twice the width, at the sizes its blobs give
-            self.finder.config = replace(self.finder.config, work_width=wide)
-            closer = self._still_sizes(image, sure, priors=())
-            return closer if (closer.confidence >= sure).any() else found
+            wide = min(image.shape[1], 2 * live.work_width)
+            if wide > live.work_width:
+                # no sure card: cards may be small in a wide frame (a card 80 px tall in the box
+                # camera's 1280x720 is 40 px at the work width, where a 2 of spade's swords cut
+                # its white apart): one more look at up to twice the width, at the sizes its blobs give
+                self.finder.config = replace(still, work_width=wide)
+                closer = self._still_sizes(image, sure, priors=())
+                if (closer.confidence >= sure).any():
+                    return closer
+            # still none: a card about as light as its table (grey stock on speckled stone)
+            # whose straight sides are edges along less of their length than the finder asks
+            # of every photo; one more look with the looser straight-edge quads, kept only
+            # where it reads a card surely
+            self.finder.config = replace(still, line_support=FALLBACK_LINE_SUPPORT)
+            looser = self._still_sizes(image, sure)
+            return looser if (looser.confidence >= sure).any() else found
         finally:
             self.finder.config, self.min_confidence = live, floor
 

@@ -5,13 +5,17 @@ box camera's size, each proposed once as its own quad; a block of paper cells is
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import cv2
 import numpy as np
 import numpy.typing as npt
+import pytest
 
 from referee.recognition.real_crops import seen_at
 from referee.vision.finder import CardFinder, FinderConfig
-from referee.vision.finder.lines import line_quads
+from referee.vision.finder.config import FALLBACK_LINE_SUPPORT
+from referee.vision.finder.lines import LineCache, line_quads
 from referee.vision.finder_scenes import PlacedCard
 
 Image = npt.NDArray[np.uint8]
@@ -107,11 +111,29 @@ def test_a_white_card_on_squared_paper_at_80_px_in_a_camera_frame_is_one_quad_an
     assert all(on_card), "a quad of paper cells is not a card"
 
 
-def test_a_plain_speckled_table_gives_no_line_quad() -> None:
-    # no card: the grain's short edges and the shading are no four straight sides
-    rng = np.random.default_rng(5)
+#: the looser side support of a photo's last look when nothing was read surely
+LOOSER = replace(PHOTO, line_support=FALLBACK_LINE_SUPPORT)
+
+
+@pytest.mark.parametrize("seed", [5, 6, 7])
+@pytest.mark.parametrize("config", [PHOTO, LOOSER], ids=["photo", "looser"])
+def test_a_plain_speckled_table_gives_no_line_quad(seed: int, config: FinderConfig) -> None:
+    # no card: the grain's short edges and the shading are no four straight sides, not even
+    # where a photo with no sure card is looked at again with sides that are edges along less
+    rng = np.random.default_rng(seed)
     table = seen_at(_speckled_stone((1280, 720), rng), None, 60)
-    assert len(line_quads(table, PHOTO).quads) == 0
+    assert len(line_quads(table, config).quads) == 0
+
+
+def test_an_image_looked_at_again_with_a_looser_side_support_gets_the_quads_of_that_support() -> None:
+    # a photo's straight edges are found once per image (LineCache); its last look asks less
+    # of each side and must not be handed the first looks' stricter quads
+    paper = seen_at(_squared_paper((1280, 720), 20), None, 60)
+    cache = LineCache()
+    strict = len(cache.quads(paper, PHOTO).quads)
+    looser = len(cache.quads(paper, LOOSER).quads)
+    assert looser > strict
+    assert looser == len(line_quads(paper, LOOSER).quads) and strict == len(cache.quads(paper, PHOTO).quads)
 
 
 def test_a_card_shaped_panel_split_by_a_straight_line_through_its_middle_is_no_card() -> None:

@@ -221,3 +221,33 @@ def test_a_card_kept_at_a_guessed_size_and_read_at_its_place_at_the_photo_size_g
     queen = _pass((_box(80, 110, 158, 221), "QS", 0.9989, False), (_box(60, 455, 56, 90), "AS", 0.958, False))
     again = _pass((_box(81, 110, 156, 222), "QS", 0.9991, False), (_box(190, 113, 156, 220), "KC", 0.996, False))
     assert sorted(one_reading([queen, again], 0.8, 1).card.tolist()) == ["KC", "QS"]
+
+
+def test_a_box_around_a_card_and_its_table_read_as_that_card_less_surely_is_that_card_read_twice() -> None:
+    # deck01's spade_3 at 160 px in a camera frame: the card's quad (from its outline, built at
+    # the card size) read spade_3 at 0.95, a box around it and the stone at a guessed size read
+    # spade_3 at 0.81; the card, at 0.6 of that box, counted as a part of it that says nothing
+    # of it, and the card was reported twice
+    card = _pass((_box(100, 100, 60, 100), "spade_3", 0.95, False))
+    around = _pass((_box(88, 90, 80, 125), "spade_3", 0.81, False))
+    found = one_reading([card, around], 0.8, 1)
+    assert found.card.tolist() == ["spade_3"] and found.quad[0, 0, 0] == 100
+
+
+def test_a_half_card_box_read_as_an_ace_inside_a_sure_card_still_leaves_the_card() -> None:
+    # the part rule the same-card case leaves alone: a box over half a card read surer as
+    # another card says nothing of the whole card
+    card = _pass((_box(100, 100, 60, 100), "denari_5", 0.9, False))
+    half = _pass((_box(100, 100, 60, 52), "denari_1", 0.99, False))
+    found = one_reading([card, half], 0.8, 1)
+    assert found.card.tolist() == ["denari_5"]
+
+
+def test_a_card_read_a_little_surer_than_a_box_around_it_and_its_table_is_kept_as_that_card() -> None:
+    # deck01's coppe_3 at 245 px: the card's quad read coppe_3 a little surer than a box around
+    # it and the stone (1.8 times its area) read coppe_3 at 0.88; the box is the card read
+    # twice, and the card is no part of it to drop: one coppe_3, on the card's own quad
+    card = _pass((_box(100, 100, 60, 100), "coppe_3", 0.93, False))
+    around = _pass((_box(85, 80, 90, 120), "coppe_3", 0.88, False))
+    found = one_reading([card, around], 0.8, 1)
+    assert found.card.tolist() == ["coppe_3"] and found.quad[0, 0, 0] == 100

@@ -72,6 +72,12 @@ class FinderConfig:
     line_max_side: int = 1280
     #: At most this many line quads per image, best supported first.
     line_max_quads: int = 16
+    #: A line quad's sides are each an edge along at least the first fraction of their length,
+    #: and along the second on average (``lines.py``).  A card on speckled stone shrunk to the
+    #: box camera's sizes keeps three sides at 0.8-1.0 and its fourth at 0.4-0.5 (the stone as
+    #: light as the card along part of it): ``FramePipeline.process_still`` looks once more
+    #: with :data:`FALLBACK_LINE_SUPPORT` where nothing was read surely.
+    line_support: tuple[float, float] = (0.5, 0.7)
     #: Fraction of a blob that must be non-white printing for it to count as a card when
     #: measuring the card size (a white check square has none).
     min_ink: float = 0.02
@@ -101,3 +107,10 @@ class FinderConfig:
     #: a quad the wrong size can have its sides fitted onto the printed figures inside the
     #: card.  None = with ``upper_threshold`` (single photos: twice the crops to read).
     keep_unrefined: bool | None = None
+
+
+#: ``FinderConfig.line_support`` of a photo's last look when no card was read surely (real
+#: Napoletane photos of a grey card on grey stone at 80-245 px in a camera frame: the card's
+#: quad then has a side at 0.3-0.5 or a mean at 0.6-0.7; a card's quad is read surely, the
+#: looser quads around the table's marks are not)
+FALLBACK_LINE_SUPPORT = (0.3, 0.6)

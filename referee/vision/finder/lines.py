@@ -36,9 +36,6 @@ from referee.vision.finder.quad import corner_gap, mean_sides
 
 #: Angle tolerance (degrees) for "parallel" and "perpendicular" lines.
 PARALLEL_DEG = 4.0
-#: Fraction of a side (its corners left out: cards have rounded corners) that must be edge.
-MIN_SIDE_SUPPORT = 0.5
-MIN_MEAN_SUPPORT = 0.7
 #: An interior line parallel to a side, this long (a fraction of the side) and this far from
 #: both of the side pairs (a fraction of the card's width across it), splits the quad.
 SPLIT_LENGTH = 0.75
@@ -95,7 +92,8 @@ class LineCache:
     found: LineQuads = field(default_factory=lambda: LineQuads(np.zeros((0, 4, 2), np.float32), np.zeros(0, np.float32), np.zeros(0, np.intp)))
 
     def quads(self, image: Image, cfg: FinderConfig) -> LineQuads:
-        key = (image.shape[0], image.shape[1], zlib.crc32(np.ascontiguousarray(image).tobytes()))
+        key = (image.shape[0], image.shape[1], zlib.crc32(np.ascontiguousarray(image).tobytes()),
+               *(round(1000 * v) for v in cfg.line_support))
         if key != self.key:
             self.key, self.found = key, line_quads(image, cfg)
         return self.found
@@ -147,7 +145,10 @@ def line_quads(image: Image, cfg: FinderConfig) -> LineQuads:
         return empty
     every = np.stack(rects)
     support = _side_support(every, smooth, gx, gy)
-    good = (support.min(axis=1) >= MIN_SIDE_SUPPORT) & (support.mean(axis=1) >= MIN_MEAN_SUPPORT)
+    # each side an edge along most of it (a fraction of it, its corners left out: cards have
+    # rounded corners), and the four on average along more
+    min_side_support, min_mean_support = cfg.line_support
+    good = (support.min(axis=1) >= min_side_support) & (support.mean(axis=1) >= min_mean_support)
     quads = [every[i] for i in np.flatnonzero(good).tolist()]
     scores = [float(support[i].mean()) for i in np.flatnonzero(good).tolist()]
     if not quads:
