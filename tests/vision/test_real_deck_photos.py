@@ -36,6 +36,15 @@ def _read(image: Image) -> list[tuple[str, npt.NDArray[np.float32]]]:
     return [(str(c), q.mean(axis=0)) for c, q in zip(found.card, found.quad, strict=True)]
 
 
+def _read_shrunk(deck: str, card: str, height: int) -> tuple[list[tuple[str, npt.NDArray[np.float32]]], npt.NDArray[np.float32]]:
+    """The deck's photo of ``card`` shrunk until the card is ``height`` px tall and JPEG 60, as the
+    box camera sees it, read by the still path; with the card's verified quad in that image."""
+    photo, image = _photo(deck, card)
+    assert photo.quad is not None
+    small = seen_at(image, round(image.shape[0] * height / _card_height(photo.quad)), 60)
+    return _read(small), photo.quad * np.float32(small.shape[0] / image.shape[0])
+
+
 def _on(point: npt.NDArray[np.float32], quad: npt.NDArray[np.float32]) -> bool:
     return cv2.pointPolygonTest(quad.reshape(-1, 1, 2), (float(point[0]), float(point[1])), False) >= 0
 
@@ -55,10 +64,8 @@ def test_a_shrunk_close_up_is_its_card_not_boxes_around_its_pips(deck: str, card
 
 def test_a_yellowed_card_on_a_white_table_shrunk_to_160_px_is_found() -> None:
     # nothing was found: the cream card is less "white" than the table
-    photo, image = _photo("deck06", "denari_5")
-    assert photo.quad is not None
-    small = seen_at(image, round(image.shape[0] * 160 / _card_height(photo.quad)), 60)
-    assert [c for c, _ in _read(small)] == ["denari_5"]
+    found, _ = _read_shrunk("deck06", "denari_5", 160)
+    assert [c for c, _ in found] == ["denari_5"]
 
 
 def test_a_card_80_px_tall_in_a_camera_frame_is_found() -> None:
@@ -81,11 +88,7 @@ def test_a_card_80_px_tall_in_a_camera_frame_is_found() -> None:
 def test_no_card_from_a_single_pip_of_a_card_too_small_to_be_found_whole(deck: str, card: str, height: int) -> None:
     # a cream card on a white table shrunk to 80-100 px: edge regions closed around its single
     # cups, 11-25 px tall, read coppe_1 at up to 0.75
-    photo, image = _photo(deck, card)
-    assert photo.quad is not None
-    small = seen_at(image, round(image.shape[0] * height / _card_height(photo.quad)), 60)
-    quad = photo.quad * np.float32(small.shape[0] / image.shape[0])
-    found = _read(small)
+    found, quad = _read_shrunk(deck, card, height)
     assert all(c == card and _on(centre, quad) for c, centre in found)
 
 
@@ -93,11 +96,7 @@ def test_no_card_from_a_single_pip_of_a_card_too_small_to_be_found_whole(deck: s
 def test_a_grey_card_on_grey_stone_shrunk_small_is_found_by_its_straight_sides(card: str, height: int) -> None:
     # nothing was found: the grey-white card is about as light as the speckled stone, and no
     # threshold or closed outline parts them once the photo is shrunk and JPEG-compressed
-    photo, image = _photo("deck01", card)
-    assert photo.quad is not None
-    small = seen_at(image, round(image.shape[0] * height / _card_height(photo.quad)), 60)
-    quad = photo.quad * np.float32(small.shape[0] / image.shape[0])
-    found = _read(small)
+    found, quad = _read_shrunk("deck01", card, height)
     assert [c for c, _ in found] == [card] and _on(found[0][1], quad)
 
 
@@ -106,11 +105,7 @@ def test_a_court_figure_on_a_lace_table_is_no_card_of_its_own() -> None:
     # fills a card-shaped rectangle, but its four corners made a squat trapezoid that read
     # bastoni_1 surely and, as a sure card's own outline inside it, turned the card into "the
     # card and its table"; its upper pips then read denari_2 and a box below it denari_3
-    photo, image = _photo("deck04", "denari_4")
-    assert photo.quad is not None
-    small = seen_at(image, round(image.shape[0] * 100 / _card_height(photo.quad)), 60)
-    quad = photo.quad * np.float32(small.shape[0] / image.shape[0])
-    found = _read(small)
+    found, quad = _read_shrunk("deck04", "denari_4", 100)
     assert [c for c, _ in found] == ["denari_4"] and _on(found[0][1], quad)
 
 
@@ -119,9 +114,5 @@ def test_a_grey_card_on_grey_stone_with_one_faint_side_is_found_when_nothing_els
     # nothing was found: the stone beside one side is as light as the card along half of it, so
     # that side is an edge along 0.4-0.5 of its length (the straight-edge proposer asks 0.5,
     # and 0.7 on average), and no other proposer closes the card
-    photo, image = _photo("deck01", card)
-    assert photo.quad is not None
-    small = seen_at(image, round(image.shape[0] * height / _card_height(photo.quad)), 60)
-    quad = photo.quad * np.float32(small.shape[0] / image.shape[0])
-    found = _read(small)
+    found, quad = _read_shrunk("deck01", card, height)
     assert [c for c, _ in found] == [card] and _on(found[0][1], quad)
