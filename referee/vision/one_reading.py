@@ -62,14 +62,15 @@ RULES = ReadingRules()
 
 
 def one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, guessed_from: int = 0,
-                copies: int = 1, rules: ReadingRules = RULES) -> Detections:
+                copies: int = 1, rules: ReadingRules = RULES, straight: Sequence[BoolArray] = ()) -> Detections:
     """The cards of several passes over one photo at different card sizes, as one reading.
 
     ``passes``: each pass's detections with which of them are a card's own outline; the passes
     from ``guessed_from`` on were run at a guessed card size (a prior), the ones before it at
     sizes measured on the photo.  ``copies``: how many of each card the deck holds (two in
-    Binocolo's 48 or a pinochle deck: a second copy may lie on the first)."""
-    pool = _pooled(passes)
+    Binocolo's 48 or a pinochle deck: a second copy may lie on the first).  ``straight``: per
+    pass, which detections are quads of four straight edges (none where not given)."""
+    pool = _pooled(passes, straight)
     if len(pool.dets) < 2:
         return pool.dets
     rel = _Relations.of(pool, sure, guessed_from, rules)
@@ -87,15 +88,18 @@ class _Pool:
     outlined: BoolArray
     #: the pass each detection comes from
     source: IntArray
+    #: a quad of four straight edges (the card's sides, or a printed frame or pip group's)
+    straight: BoolArray
 
 
-def _pooled(passes: Sequence[tuple[Detections, BoolArray]]) -> _Pool:
+def _pooled(passes: Sequence[tuple[Detections, BoolArray]], straight: Sequence[BoolArray] = ()) -> _Pool:
     both, outlined = passes[0]
     source = np.zeros(len(both), np.int32)
     for n, (more, own) in enumerate(passes[1:], 1):
         both, outlined = both.joined(more), np.concatenate([outlined, own])
         source = np.concatenate([source, np.full(len(more), n, np.int32)])
-    return _Pool(both, np.asarray(outlined, bool), source)
+    edged = [np.asarray(e, bool) for e in straight] or [np.zeros(len(d), bool) for d, _ in passes]
+    return _Pool(both, np.asarray(outlined, bool), source, np.concatenate(edged))
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,8 @@ class _Relations:
     is_sure: BoolArray
     #: a sure card's own outline
     own_sure: BoolArray
+    #: a quad of four straight edges
+    straight: BoolArray
     #: built at a guessed card size (a prior), not at a size measured on the photo
     guessed: BoolArray
     centres: FloatArray
@@ -141,7 +147,7 @@ class _Relations:
         guessed = pool.source >= guessed_from
         return cls(
             dets=dets, source=pool.source, outlined=pool.outlined, areas=areas, is_sure=is_sure,
-            own_sure=pool.outlined & is_sure, guessed=guessed, centres=dets.centers,
+            own_sure=pool.outlined & is_sure, straight=pool.straight, guessed=guessed, centres=dets.centers,
             shorts=np.linalg.norm(dets.quad[:, 0] - dets.quad[:, 1], axis=1), on=on,
             surer=dets.confidence[:, None] > dets.confidence[None, :] + rules.margin,
             fewer=fewer_pips(dets.card.tolist()),
@@ -172,10 +178,15 @@ def _pips_and_surrounds(rel: _Relations, rules: ReadingRules) -> BoolArray:
     # card itself; one around two cards reads a court or another suit as often as not); but not
     # of a box that is itself a card with the table around it (a patterned cloth merges with the
     # card into such boxes, and the card inside them is the card)
-    pips_of = within & rel.fewer & ~rel.own_sure[:, None]
+    # a sure quad of four straight edges inside a box that is neither a card's own outline nor
+    # such a quad (a hull or a rectangle around the card and a patterned table) is the card, and
+    # the box that card with the table around it, whatever the box reads: a hull's sides are
+    # not straight edges; inside another straight-edge quad it may be a printed pip group's frame
+    card_in_box = (rel.straight & rel.is_sure)[:, None] & ~(rel.outlined | rel.straight)[None, :]
+    pips_of = within & rel.fewer & ~rel.own_sure[:, None] & ~card_in_box
     within = within & ~pips_of
     around_card: BoolArray = np.asarray(
-        (within & ((rel.surer & ~rel.weak) | rel.outlined[:, None]) & rel.is_sure[:, None]).any(axis=0))
+        (within & (((rel.surer & ~rel.weak) | rel.outlined[:, None]) & rel.is_sure[:, None] | card_in_box)).any(axis=0))
     pips_of = pips_of & ~around_card[None, :]
     pip: BoolArray = np.asarray((nested & (rel.is_sure & ~around_card)[None, :]).any(axis=1) & ~rel.own_sure)
     out: BoolArray = pip | pips_of.any(axis=1) | around_card

@@ -15,7 +15,7 @@ same card code on top of each other are one card.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Protocol
 
@@ -105,7 +105,8 @@ class FramePipeline:
         dets = self.finder.cut(image, dets)  # only the quads kept: those outside the mat are never read
         stock = self._stock_card(image)
         first_stock = int(dets.group.max()) + 1 if len(dets) else 0
-        found = identify(_with_stock_card(dets, stock), self.classifier, self.min_confidence, self.cache)
+        found = identify(_with_stock_card(dets, stock), self.classifier, self.min_confidence, self.cache,
+                         self.finder.kind_of)
         if not len(stock):
             return found
         # a crop half over the stock's back can read as some card: only a sure read counts
@@ -147,7 +148,7 @@ class FramePipeline:
         still = self.finder.config
         try:
             found = self._still_sizes(image, sure)
-            if (found.confidence >= sure).any():
+            if self._read_surely(found, sure):
                 return found
             wide = min(image.shape[1], 2 * live.work_width)
             if wide > live.work_width:
@@ -156,7 +157,7 @@ class FramePipeline:
                 # its white apart): one more look at up to twice the width, at the sizes its blobs give
                 self.finder.config = replace(still, work_width=wide)
                 closer = self._still_sizes(image, sure, priors=())
-                if (closer.confidence >= sure).any():
+                if self._read_surely(closer, sure):
                     return closer
             # still none: a card about as light as its table (grey stock on speckled stone)
             # whose straight sides are edges along less of their length than the finder asks
@@ -164,9 +165,17 @@ class FramePipeline:
             # where it reads a card surely
             self.finder.config = replace(still, line_support=FALLBACK_LINE_SUPPORT)
             looser = self._still_sizes(image, sure)
-            return looser if (looser.confidence >= sure).any() else found
+            return looser if self._read_surely(looser, sure) else found
         finally:
             self.finder.config, self.min_confidence = live, floor
+
+    def _read_surely(self, found: Detections, sure: float) -> bool:
+        """Whether a look at a still photo read some card surely, and that card no more times
+        than the deck holds it: a card read at more places than it has copies is, at all but
+        one of them, a box around a group of pips of some other card (which reads surely as an
+        ace as often as not), and the photo deserves the later looks too."""
+        cards = found.card.tolist()
+        return any(c >= sure and cards.count(card) <= self.copies for card, c in zip(cards, found.confidence.tolist(), strict=True))
 
     def find_card_size(self, image: Image, priors: Sequence[float] = (0.12, 0.24), sure: float = 0.8) -> Detections:
         """A live frame while the card size is still unknown: like :meth:`process_still`, with
@@ -185,6 +194,7 @@ class FramePipeline:
         several ``denari_2``); nor only the sure reads' size, which is then the pip box's."""
         first = self.process(image)
         passes = [(first, self._outlined(first))]
+        straight = [self._straight(first)]
         tried = [self.finder.card_size]
         confident = first[first.confidence >= sure]
         self.finder.reset()
@@ -192,6 +202,7 @@ class FramePipeline:
             if not _near(self.finder.card_size, tried):
                 again = self.process(image)
                 passes.append((again, self._outlined(again)))
+                straight.append(self._straight(again))
             tried.append(self.finder.card_size)
         # a sure card's own outline measured the size: no size to guess (and at a guessed size
         # rectangles over part of that card read as other cards)
@@ -204,7 +215,8 @@ class FramePipeline:
             tried.append(self.finder.card_size)
             again = self.process(image)
             passes.append((again, self._outlined(again)))
-        found = one_reading(passes, sure, measured, copies=self.copies)
+            straight.append(self._straight(again))
+        found = one_reading(passes, sure, measured, copies=self.copies, straight=straight)
         found = found[_long_sides(found.quad) >= MIN_CARD_PX * self.min_card_share]
         self.finder.reset()
         self.finder.observe(found[found.confidence >= sure].quad)  # keep the size that worked
@@ -218,6 +230,10 @@ class FramePipeline:
         """Which detections of the last pass are a card's own outline (a blob or an edge-closed
         region of a card's shape), not a rectangle built at an assumed card size."""
         return np.array([self.finder.kind_of(q) in OWN_OUTLINE for q in dets.quad], bool)
+
+    def _straight(self, dets: Detections) -> BoolArray:
+        """Which detections of the last pass are quads of four straight edges (``lines.py``)."""
+        return np.array([self.finder.kind_of(q) == STRAIGHT_EDGES for q in dets.quad], bool)
 
     def _process_still(self, image: Image, sure: float, priors: Sequence[float] = (0.3, 0.5)) -> Detections:
         first = self.process(image)
@@ -305,9 +321,11 @@ class ReadCache:
 
 
 def identify(
-    dets: Detections, classifier: Recogniser, min_confidence: float = 0.3, cache: ReadCache | None = None
+    dets: Detections, classifier: Recogniser, min_confidence: float = 0.3, cache: ReadCache | None = None,
+    kind_of: Callable[[FloatArray], str] | None = None,
 ) -> Detections:
-    """Classify the crops; keep one face-up card per group and per spot, crops dropped."""
+    """Classify the crops; keep one face-up card per group and per spot, crops dropped.
+    ``kind_of``: each quad's hypothesis kind (``CardFinder.kind_of``), where known."""
     if not len(dets):
         return dets.without_crops()
     preds = cache.classify(dets, classifier) if cache is not None else list(classifier.classify(dets.crops))
@@ -316,7 +334,7 @@ def identify(
     ).without_crops()
     keep = (dets.card != BACK) & (dets.confidence >= min_confidence)
     dets = dets[keep]
-    return _dedupe(_best_per_group(dets))
+    return _dedupe(_best_per_group(dets), kind_of=kind_of)
 
 
 def _with_stock_card(dets: Detections, stock: Detections) -> Detections:
@@ -354,6 +372,8 @@ def _overlaps_resolved(both: Detections) -> Detections:
 
 #: hypothesis kinds that are a card's own outline (``finder.hypothesis.Hypothesis.kind``)
 OWN_OUTLINE = ("single", "edge")
+#: the hypothesis kind of a quad of four straight edges
+STRAIGHT_EDGES = "line"
 
 
 def _near(size: tuple[float, float] | None, sizes: Sequence[tuple[float, float] | None], tol: float = 0.15) -> bool:
@@ -379,13 +399,18 @@ def _best_per_group(dets: Detections) -> Detections:
     return dets[np.array(sorted(best.values()), np.int64)]
 
 
-def _dedupe(dets: Detections, same_card: float = 0.7, pip_area: float = 0.5) -> Detections:
+def _dedupe(dets: Detections, same_card: float = 0.7, pip_area: float = 0.5,
+            kind_of: Callable[[FloatArray], str] | None = None) -> Detections:
     """Same card code twice with close centres is one card (two hypotheses of one blob); so is
     a quad lying ``same_card`` or more inside a more confident one, whatever its read (cards on
     a table overlap by ~40%; a rectangle inside a card is its printed frame or a figure box).
     A quad at most ``pip_area`` the area of an accepted card it lies inside is not a card
     either, however confident its read: the cards of one deck are one size, and a card-shaped
-    box around a pip of a large card (a close camera) reads as a two or an ace."""
+    box around a pip of a large card (a close camera) reads as a two or an ace.  But a quad of
+    four straight edges read more surely than a box around it that is neither a card's own
+    outline nor such a quad (a hull or a rectangle around the card and a patterned table) is
+    the card, and kept: a hull's sides are not straight edges (the box is left to the still
+    photo's one reading; the live loop proposes no straight-edge quads)."""
     if len(dets) < 2:
         return dets
     order = np.argsort(-dets.confidence)
@@ -400,7 +425,14 @@ def _dedupe(dets: Detections, same_card: float = 0.7, pip_area: float = 0.5) -> 
         ):
             kept.append(i)
     areas = [float(cv2.contourArea(q.astype(np.float32))) for q in dets.quad]
+    kinds = [kind_of(q) if kind_of is not None else "" for q in dets.quad]
+
+    def card_in_box(i: int, j: int) -> bool:
+        return (kinds[i] == STRAIGHT_EDGES and kinds[j] not in (*OWN_OUTLINE, STRAIGHT_EDGES)
+                and bool(dets.confidence[i] > dets.confidence[j]))
+
     kept = [i for i in kept if not any(
-        areas[i] <= pip_area * areas[j] and share_inside(dets.quad[i], dets.quad[j]) >= same_card for j in kept if j != i
+        areas[i] <= pip_area * areas[j] and share_inside(dets.quad[i], dets.quad[j]) >= same_card
+        and not card_in_box(i, j) for j in kept if j != i
     )]
     return dets[np.array(sorted(kept), np.int64)]

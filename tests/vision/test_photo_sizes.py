@@ -251,3 +251,35 @@ def test_a_card_read_a_little_surer_than_a_box_around_it_and_its_table_is_kept_a
     around = _pass((_box(85, 80, 90, 120), "coppe_3", 0.88, False))
     found = one_reading([card, around], 0.8, 1)
     assert found.card.tolist() == ["coppe_3"] and found.quad[0, 0, 0] == 100
+
+
+def test_a_sure_card_of_four_straight_sides_inside_a_hull_around_it_and_the_lace_is_the_card() -> None:
+    # deck04's denari_3 on lace in a camera frame, 245 px: the card's four straight sides read
+    # denari_3 at 0.96; at a guessed size a box around the card and the lace, 2.2 times its area,
+    # read denari_7 at 0.93, and the card was dropped as "some of that box's pips"
+    card = _pass((_box(100, 100, 60, 100), "denari_3", 0.96, False))
+    hull = _pass((_box(95, 45, 100, 155), "denari_7", 0.93, False))
+    assert one_reading([card, hull], 0.8, 1, straight=[np.array([True]), np.array([False])]).card.tolist() == ["denari_3"]
+    # proposed by no straight sides, the card inside is still that box's pips, as before
+    assert one_reading([card, hull], 0.8, 1).card.tolist() == ["denari_7"]
+
+
+def test_a_straight_sided_box_around_a_group_of_pips_inside_a_straight_sided_card_is_its_pips() -> None:
+    # a printed frame or a column of staves closes a straight-edged box inside the card that
+    # reads an ace surely: the card's own straight sides are the card, not its table
+    card = _pass((_box(0, 0, 60, 100), "bastoni_7", 0.95, False))
+    group = _pass((_box(15, 10, 30, 30), "bastoni_1", 0.89, False))
+    straight = [np.array([True]), np.array([True])]
+    assert one_reading([card, group], 0.8, 1, straight=straight).card.tolist() == ["bastoni_7"]
+
+
+def test_a_look_that_reads_one_card_surely_at_two_places_has_read_nothing_surely() -> None:
+    # a deck holding each card once has no card at two places: one of them at least is a box
+    # around a group of some other card's pips (which reads surely as an ace as often as not)
+    pipeline = FramePipeline(CardFinder(FinderConfig()), _SureOfPrint())
+    twice = _pass((_box(0, 0, 30, 50), "bastoni_1", 0.87, False), (_box(0, 60, 30, 50), "bastoni_1", 0.58, False))[0]
+    assert not pipeline._read_surely(twice, 0.8)
+    assert pipeline._read_surely(twice[np.array([0])], 0.8)
+    # where the deck holds two of each card (binocolo, pinochle), two are two cards
+    pipeline.copies = 2
+    assert pipeline._read_surely(twice, 0.8)

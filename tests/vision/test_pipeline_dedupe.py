@@ -60,3 +60,19 @@ def test_a_card_half_inside_a_larger_quad_is_kept() -> None:
     # a trick card under the next: less than ``same_card`` of it lies inside the larger quad
     out = identify(_dets(_box(0, 0, 120, 200), _box(80, 100, 60, 100)), _Scripted([("JD", 0.6), ("QD", 0.95)]))
     assert sorted(out.card.tolist()) == ["JD", "QD"]
+
+
+def test_a_straight_sided_card_inside_a_hull_around_it_and_the_table_is_kept_for_the_photo_reading() -> None:
+    # deck04's denari_2 on lace, 80 px in a camera frame: the card's four straight sides read
+    # denari_2 at 0.98; a 'thin' hull around the card and the lace, 2.2 times its area, read
+    # denari_3 at 0.80 and the card, inside it at under half its area, was dropped as its pip
+    card, hull = _box(110, 130, 52, 80), _box(95, 100, 78, 125)
+    reads = [("denari_2", 0.98), ("denari_3", 0.8)]
+    kinds = {card.tobytes(): "line", hull.tobytes(): "thin"}
+    out = identify(_dets(card, hull), _Scripted(reads), kind_of=lambda q: kinds.get(q.tobytes(), ""))
+    assert "denari_2" in out.card.tolist()
+    # the live loop proposes no straight-sided quads: there the box inside is a pip, as before
+    assert out.card.tolist() != identify(_dets(card, hull), _Scripted(reads)).card.tolist() == ["denari_3"]
+    # inside a card's own outline, a straight-sided box is a pip box, however surely it reads
+    kinds[hull.tobytes()] = "single"
+    assert identify(_dets(card, hull), _Scripted(reads), kind_of=lambda q: kinds.get(q.tobytes(), "")).card.tolist() == ["denari_3"]
