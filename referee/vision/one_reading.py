@@ -18,7 +18,9 @@ card, in named steps:
 4. :func:`_each_card_once`: most confident first, a detection that is a card already kept (at
    its place, over part of it and the table, or read again) is not kept.
 5. :func:`_without_parts`: a kept box over part of a sure card, that reads it no better, goes.
-6. :func:`not_smaller`: no card far smaller than the sure cards (the cards of one deck are one
+6. :func:`_not_larger`: no box far larger than a sure card's own outline (an envelope, a book or
+   a sheet of paper, read as an ace, is no card beside the card found whole).
+7. :func:`not_smaller`: no card far smaller than the sure cards (the cards of one deck are one
    size).
 
 Pure numpy and OpenCV geometry; no I/O.
@@ -56,6 +58,11 @@ class ReadingRules:
     touch: float = 0.15
     #: a part of a card: a box at most this share of its area
     part_area: float = 0.65
+    #: a box, not a card's own outline, over this many times the area of the largest sure card's
+    #: own outline kept is no card: the cards of one deck are one size, and a card nearer the
+    #: camera of an oblique photo covers at most about twice another's area (2.1 times a sure
+    #: card's own outline on the trained-on half of the real pinochle photos)
+    larger: float = 3.0
 
 
 RULES = ReadingRules()
@@ -76,7 +83,7 @@ def one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gue
     rel = _Relations.of(pool, sure, guessed_from, rules)
     dropped = _pips_and_surrounds(rel, rules)
     kept = _each_card_once(rel, dropped, rules, copies)
-    kept = _without_parts(rel, dropped, kept)
+    kept = _not_larger(rel, _without_parts(rel, dropped, kept), rules)
     found = pool.dets[np.array(kept, np.int64)]
     return not_smaller(found, _card_size(found, rel, kept))
 
@@ -239,6 +246,19 @@ def _without_parts(rel: _Relations, dropped: BoolArray, kept: list[int]) -> list
     return sorted(i for i in kept if rel.own_sure[i] or not any(
         rel.part[i, j] and not rel.same[i, j] and (rel.fewer[i, j] or not rel.surer[i, j] or rel.weak[i, j])
         for j in cards))
+
+
+def _not_larger(rel: _Relations, kept: list[int], rules: ReadingRules) -> list[int]:
+    """``kept`` without a box, not a card's own outline, over ``larger`` times the area of the
+    largest sure card's own outline kept.  A card's own outline read surely measures the card
+    (a blob or an edge-closed region of a card's shape); a rectangle built at a guessed size far
+    larger than it is a white object around which the finder closed a card-shaped box (an
+    envelope, a book, a sheet of paper reads surely as an ace), or a card with much table."""
+    own = [i for i in kept if rel.own_sure[i]]
+    if not own:
+        return kept
+    most = rules.larger * float(rel.areas[own].max())
+    return [i for i in kept if rel.outlined[i] or rel.areas[i] <= most]
 
 
 def _card_size(found: Detections, rel: _Relations, kept: list[int]) -> tuple[float, float] | None:

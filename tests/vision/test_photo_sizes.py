@@ -283,3 +283,18 @@ def test_a_look_that_reads_one_card_surely_at_two_places_has_read_nothing_surely
     # where the deck holds two of each card (binocolo, pinochle), two are two cards
     pipeline.copies = 2
     assert pipeline._read_surely(twice, 0.8)
+
+
+def test_an_envelope_beside_a_card_read_surely_as_an_ace_is_no_card() -> None:
+    # a real pinochle photo: beside the jack of hearts found by its own outline (0.999), a box
+    # around a white envelope over three times the card's area read AS at 0.985
+    jack = _pass((_box(60, 186, 90, 130), "JH", 0.999, True))
+    envelope = _pass((_box(205, 133, 136, 266), "AS", 0.985, False))
+    assert one_reading([envelope, jack], 0.8, 1).card.tolist() == ["JH"]
+
+
+def test_a_card_nearer_the_camera_twice_the_area_of_a_card_outline_stays_a_card() -> None:
+    # an oblique photo: the card nearer the camera covers about twice the area of one farther off
+    far = _pass((_box(0, 0, 60, 100), "JS", 0.98, True))
+    near = _pass((_box(100, 0, 85, 140), "QD", 0.99, False))
+    assert sorted(one_reading([far, near], 0.8, 1).card.tolist()) == ["JS", "QD"]
