@@ -26,7 +26,7 @@ from referee.cards import BACK
 from referee.vision.card_size import prior_quad
 from referee.vision.detections import BoolArray, Detections, FloatArray, Image
 from referee.vision.finder import CardFinder, FinderConfig, portrait_order, rectify
-from referee.vision.finder.config import FALLBACK_LINE_SUPPORT
+from referee.vision.finder.config import FALLBACK_LINE_SUPPORT, FALLBACK_THREE_SIDES
 from referee.vision.finder.quad import share_inside
 from referee.vision.one_reading import not_smaller, one_reading
 from referee.vision.stock_card import stock_card_quads
@@ -165,7 +165,13 @@ class FramePipeline:
             # where it reads a card surely
             self.finder.config = replace(still, line_support=FALLBACK_LINE_SUPPORT)
             looser = self._still_sizes(image, sure)
-            return looser if self._read_surely(looser, sure) else found
+            if self._read_surely(looser, sure):
+                return looser
+            # and still none: one of the card's sides as light as the table all along it (the
+            # box camera's 80-100 px); its other three sides close the card
+            self.finder.config = replace(still, line_support=FALLBACK_LINE_SUPPORT, line_three_sides=FALLBACK_THREE_SIDES)
+            three = self._still_sizes(image, sure)
+            return three if self._read_surely(three, sure) else found
         finally:
             self.finder.config, self.min_confidence = live, floor
 

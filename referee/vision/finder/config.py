@@ -78,6 +78,12 @@ class FinderConfig:
     #: light as the card along part of it): ``FramePipeline.process_still`` looks once more
     #: with :data:`FALLBACK_LINE_SUPPORT` where nothing was read surely.
     line_support: tuple[float, float] = (0.5, 0.7)
+    #: A line quad whose three best-supported sides are each an edge along at least this much
+    #: of their length also passes, whatever its fourth (None: never).  A grey card on grey
+    #: stone at the box camera's 80-100 px keeps three sides at 0.8-1.0 and its fourth at
+    #: 0.0-0.3 (the stone as light as the card all along it): ``FramePipeline.process_still``'s
+    #: last look, where nothing else was read surely (:data:`FALLBACK_THREE_SIDES`).
+    line_three_sides: float | None = None
     #: Fraction of a blob that must be non-white printing for it to count as a card when
     #: measuring the card size (a white check square has none).
     min_ink: float = 0.02
@@ -114,3 +120,7 @@ class FinderConfig:
 #: quad then has a side at 0.3-0.5 or a mean at 0.6-0.7; a card's quad is read surely, the
 #: looser quads around the table's marks are not)
 FALLBACK_LINE_SUPPORT = (0.3, 0.6)
+
+#: ``FinderConfig.line_three_sides`` of a photo's very last look, when even the looser quads read
+#: no card surely: a card's three sides found as edges along 0.75 or more each
+FALLBACK_THREE_SIDES = 0.75

@@ -49,6 +49,12 @@ MARGIN_PLAIN = 0.6
 MARGIN_SPREAD = 45.0
 #: At most this many quads of about one place and size (alternatives for one card).
 ALTERNATIVES = 3
+#: An edge across the strip between two parallel sides ends a quad where it crosses this much
+#: of the strip's width; :data:`FAINT_CROSS_PROFILE` with ``FinderConfig.line_three_sides``
+#: (real Napoletane photos of a grey card on grey stone at 80-100 px: its short side as light
+#: as the stone crosses 0.3-0.45 of it)
+CROSS_PROFILE = 0.6
+FAINT_CROSS_PROFILE = 0.3
 
 
 @dataclass(frozen=True)
@@ -93,7 +99,7 @@ class LineCache:
 
     def quads(self, image: Image, cfg: FinderConfig) -> LineQuads:
         key = (image.shape[0], image.shape[1], zlib.crc32(np.ascontiguousarray(image).tobytes()),
-               *(round(1000 * v) for v in cfg.line_support))
+               *(round(1000 * v) for v in cfg.line_support), round(1000 * (cfg.line_three_sides or 0.0)))
         if key != self.key:
             self.key, self.found = key, line_quads(image, cfg)
         return self.found
@@ -140,7 +146,10 @@ def line_quads(image: Image, cfg: FinderConfig) -> LineQuads:
     gy = np.asarray(cv2.Sobel(smooth, cv2.CV_32F, 0, 1, ksize=3), np.float32) / np.float32(8)
     lo, hi = max(1.35, cfg.aspect_range[0]), cfg.aspect_range[1]
     lines = _with_far_sides(found, gx, gy, min_side, 0.95 * min(h, w))
-    rects = _rectangles(lines, min_side, 0.95 * max(h, w), (lo, hi), gx, gy)
+    # a card's fourth side as light as the table all along it is at most a faint edge across
+    # the strip between two sides: the last look (three sides) takes fainter ones
+    cross = CROSS_PROFILE if cfg.line_three_sides is None else FAINT_CROSS_PROFILE
+    rects = _rectangles(lines, min_side, 0.95 * max(h, w), (lo, hi), gx, gy, cross)
     if not rects:
         return empty
     every = np.stack(rects)
@@ -149,8 +158,15 @@ def line_quads(image: Image, cfg: FinderConfig) -> LineQuads:
     # rounded corners), and the four on average along more
     min_side_support, min_mean_support = cfg.line_support
     good = (support.min(axis=1) >= min_side_support) & (support.mean(axis=1) >= min_mean_support)
+    if cfg.line_three_sides is not None:
+        # or three sides edges along most of them and the fourth implied by them (where the
+        # sides end, or an edge across): a side as light as the table all along it
+        good |= np.sort(support, axis=1)[:, 1] >= cfg.line_three_sides
     quads = [every[i] for i in np.flatnonzero(good).tolist()]
-    scores = [float(support[i].mean()) for i in np.flatnonzero(good).tolist()]
+    # ranked by their sides' support: with three sides enough, by those three (the fourth
+    # says nothing of the card there)
+    ranked = support if cfg.line_three_sides is None else np.sort(support, axis=1)[:, 1:]
+    scores = [float(ranked[i].mean()) for i in np.flatnonzero(good).tolist()]
     if not quads:
         return empty
     # quads of about one place and size are alternatives for one card (one group: the read
@@ -291,7 +307,7 @@ def _with_far_sides(lines: Lines, gx: FloatArray, gy: FloatArray, min_side: floa
 
 
 def _rectangles(lines: Lines, min_side: float, max_side: float, aspect: tuple[float, float], gx: FloatArray,
-                gy: FloatArray) -> list[FloatArray]:
+                gy: FloatArray, cross: float = 0.6) -> list[FloatArray]:
     """Quads from two parallel lines a card side apart, closed at both ends by a perpendicular
     line between them or where the two sides end (corners where the lines meet: a card seen a
     little obliquely is not quite a rectangle)."""
@@ -323,7 +339,7 @@ def _rectangles(lines: Lines, min_side: float, max_side: float, aspect: tuple[fl
             # (a card's rounded corner ends its straight sides short of the card's ends, and a
             # side seen in pieces may end well short of them)
             reach = aspect[1] * sep
-            found_ends = _cross_edges(u, nrm, ri, rj, (lo_t - reach, hi_t + reach), gx, gy)
+            found_ends = _cross_edges(u, nrm, ri, rj, (lo_t - reach, hi_t + reach), gx, gy, cross)
             ends = [(t, u * t + centre, nrm) for t in [lo_t, hi_t, *found_ends]]
             # perpendicular lines between the two, near or beyond where the sides end
             for k in np.flatnonzero((dots[i] <= np.sin(np.deg2rad(PARALLEL_DEG))) & (lines.partner < 0)).tolist():
