@@ -14,7 +14,7 @@ import pytest
 
 from referee.recognition.real_crops import seen_at
 from referee.vision.finder import CardFinder, FinderConfig
-from referee.vision.finder.config import FALLBACK_LINE_SUPPORT
+from referee.vision.finder.config import FALLBACK_LINE_SUPPORT, FALLBACK_THREE_SIDES
 from referee.vision.finder.lines import LineCache, line_quads
 from referee.vision.finder_scenes import PlacedCard
 
@@ -113,16 +113,41 @@ def test_a_white_card_on_squared_paper_at_80_px_in_a_camera_frame_is_one_quad_an
 
 #: the looser side support of a photo's last look when nothing was read surely
 LOOSER = replace(PHOTO, line_support=FALLBACK_LINE_SUPPORT)
+#: and of its very last look, when even the looser quads read nothing surely: three sides enough
+THREE = replace(LOOSER, line_three_sides=FALLBACK_THREE_SIDES)
 
 
 @pytest.mark.parametrize("seed", [5, 6, 7])
-@pytest.mark.parametrize("config", [PHOTO, LOOSER], ids=["photo", "looser"])
+@pytest.mark.parametrize("config", [PHOTO, LOOSER, THREE], ids=["photo", "looser", "three-sides"])
 def test_a_plain_speckled_table_gives_no_line_quad(seed: int, config: FinderConfig) -> None:
     # no card: the grain's short edges and the shading are no four straight sides, not even
     # where a photo with no sure card is looked at again with sides that are edges along less
     rng = np.random.default_rng(seed)
     table = seen_at(_speckled_stone((1280, 720), rng), None, 60)
     assert len(line_quads(table, config).quads) == 0
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_a_grey_card_with_one_side_as_light_as_the_stone_all_along_it_is_closed_by_its_other_three(seed: int) -> None:
+    # the real photos of a grey deck on grey stone at 80-100 px, alone or in a camera frame: the
+    # stone beyond one short side is as light as the card, so that side is no edge at all
+    # (support 0.0-0.2) and no quad of four edge sides, even the looser ones, is the card
+    rng = np.random.default_rng(seed)
+    image = _speckled_stone((960, 1280), rng)
+    w = 700 / 1.65
+    tilt = np.deg2rad(4)
+    below = np.array([470, 640]) + np.array([-np.sin(tilt), np.cos(tilt)]) * 350  # the lower short side's middle
+    ellipse = np.zeros(image.shape[:2], np.float32)
+    cv2.ellipse(ellipse, (int(below[0]), int(below[1])), (int(0.95 * w), int(0.15 * w)), 4, 0, 360, 1.0, -1)
+    patch = np.asarray(cv2.GaussianBlur(ellipse, (0, 0), 8), np.float32)[..., None]
+    shade = np.linspace(0.0, -25.0, image.shape[0], dtype=np.float32)[:, None, None]
+    lighter = np.clip(image + patch * (196 - 178 - shade), 0, 255)  # the stone as light as the stock
+    image[:] = lighter.astype(np.uint8)
+    card = _card_on(image, PlacedCard((470, 640), 4, 700, aspect=1.65), rng, stock=196)
+    small, quad = _shrunk(image, card, 80, 700)
+    short = 80 / 1.65
+    assert not any(_matches(q, quad, 0.12 * short) for q in line_quads(small, LOOSER).quads)
+    assert any(_matches(q, quad, 0.12 * short) for q in line_quads(small, THREE).quads)
 
 
 def test_an_image_looked_at_again_with_a_looser_side_support_gets_the_quads_of_that_support() -> None:
@@ -134,6 +159,8 @@ def test_an_image_looked_at_again_with_a_looser_side_support_gets_the_quads_of_t
     looser = len(cache.quads(paper, LOOSER).quads)
     assert looser > strict
     assert looser == len(line_quads(paper, LOOSER).quads) and strict == len(cache.quads(paper, PHOTO).quads)
+    three = len(cache.quads(paper, THREE).quads)
+    assert three == len(line_quads(paper, THREE).quads) and looser == len(cache.quads(paper, LOOSER).quads)
 
 
 def test_a_card_shaped_panel_split_by_a_straight_line_through_its_middle_is_no_card() -> None:

@@ -126,3 +126,12 @@ def test_a_grey_card_whose_pip_groups_read_as_one_ace_twice_is_looked_at_again(h
     # whose looser straight sides close the card itself
     found, quad = _read_shrunk("deck01", "bastoni_7", height)
     assert [c for c, _ in found] == ["bastoni_7"] and _on(found[0][1], quad)
+
+
+@pytest.mark.parametrize(("card", "height"), [("coppe_5", 100), ("spade_2", 80), ("spade_4", 100), ("coppe_1", 160)])
+def test_a_grey_card_on_grey_stone_with_one_side_no_edge_at_all_is_closed_by_its_other_three_sides(card: str, height: int) -> None:
+    # nothing was found, even by the looser last look: the stone beyond one side is as light as
+    # the card all along it (that side an edge along 0.0-0.3 of it), or so nearly that the edge
+    # across the strip between the two long sides crosses only a third of it
+    found, quad = _read_shrunk("deck01", card, height)
+    assert [c for c, _ in found] == [card] and _on(found[0][1], quad)
