@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import sys
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -45,6 +46,7 @@ import numpy as np
 from referee.cards import parse_card
 from referee.errors import BadCardError
 from referee.paths import exit_without_shared, shared_dir
+from referee.recognition.game_faces import GameFaces
 from referee.recognition.real_crops import TRAINABLE, is_training_photo
 from referee.vision.detect import detect_image
 from referee.vision.finder import CardFinder, FinderConfig
@@ -118,8 +120,10 @@ def epfl(root: Path) -> dict[Path, list[Truth]]:
 
 
 SETS = {"triestine": ("italian", triestine), "pinochle": ("french", pinochle), "epfl": ("french", epfl)}
-#: how many of each card a set's deck holds (``referee detect --copies``): a pinochle deck two
-COPIES = {"pinochle": 2}
+#: the game a set's deck is played with (``referee detect --game``): its faces alone are read and
+#: its copies counted. A pinochle deck is binocolo's (9 to ace, each twice); the Triestine (40
+#: cards) and EPFL (52) decks are their family's whole deck, read with ``--deck`` alone
+GAMES = {"pinochle": "binocolo"}
 
 
 def _parts(code: str) -> tuple[str, str]:
@@ -239,11 +243,19 @@ class Dump:
                             rows=rows.reshape(-1, 6))
 
 
+def set_game(name: str, whole_family: bool = False) -> GameFaces | None:
+    """The game whose faces a set is read as (:data:`GAMES`), None for its family's whole deck."""
+    return None if whole_family or name not in GAMES else GameFaces.of(GAMES[name])
+
+
 def run_set(name: str, finder_only: bool, show: Path | None, limit: int, split: str | None = None,
-            held_out: Tally | None = None, dump: Dump | None = None) -> Tally:
+            held_out: Tally | None = None, dump: Dump | None = None, whole_family: bool = False,
+            results: list[dict[str, Any]] | None = None) -> Tally:
     """Every photo of the set; ``held_out`` also tallies the photos no ``--real-photos`` training
-    run sees (the pinochle set's odd blocks, :mod:`referee.recognition.real_crops`)."""
+    run sees (the pinochle set's odd blocks, :mod:`referee.recognition.real_crops`); ``results``
+    gets each photo's detections (``--results``)."""
     family, loader = SETS[name]
+    game = set_game(name, whole_family)
     every = sorted(loader(shared_dir() / "photos").items())
     items = every[: limit or None]
     names = [p.name for p, _ in every]
@@ -253,7 +265,7 @@ def run_set(name: str, finder_only: bool, show: Path | None, limit: int, split: 
     if not finder_only:
         from referee.recognition import CardClassifier
 
-        classifier = CardClassifier.load(family, threads=1)
+        classifier = CardClassifier.load(family, threads=1, game=game)
         if dump is not None:
             classifier = Recording(classifier)
     for path, truths in items:
@@ -266,8 +278,10 @@ def run_set(name: str, finder_only: bool, show: Path | None, limit: int, split: 
         else:
             config = None if split is None else FinderConfig(split=split)
             pipeline = FramePipeline.create(classifier, config=config)
-            pipeline.copies = COPIES.get(name, 1)
+            pipeline.copies = game.copies if game is not None else 1
             result = detect_image(pipeline, np.asarray(image, np.uint8))
+            if results is not None:
+                results.append({"set": name, "photo": path.name, **result})
         kinds = score_image(path, truths, result, image.shape, tally, finder_only)
         held = bool(trainable) and not is_training_photo(path.name, names)
         if held_out is not None and held:
@@ -319,15 +333,23 @@ def main() -> None:
     parser.add_argument("--dump", type=Path, help="write every detection's crop, read and verdict to this .npz")
     parser.add_argument("--split", choices=("both", "outline", "corners"), default=None,
                         help="how the finder splits overlapping cards (FinderConfig.split; default: its default)")
+    parser.add_argument("--whole-family", action="store_true",
+                        help="read every set over its family's whole deck, not its game's faces (the figures before --game)")
+    parser.add_argument("--results", type=Path, help="write every photo's detections to this JSON Lines file")
     args = parser.parse_args()
     exit_without_shared("benchmarks/vision_photos.py", "photos")
     cv2.setNumThreads(1)
     dump = Dump() if args.dump else None
     print(f"{'set':10} {'photos':>6} {'cards':>6} {'found':>7} {'right':>12} {'precision':>10} {'ms median':>10}"
           "  false cards per 100 photos: non-card / misread / second box (of them sure)")
+    results: list[dict[str, Any]] | None = [] if args.results else None
     for name in args.sets:
+        game = None if args.finder_only else set_game(name, args.whole_family)
+        if game is not None:
+            print(f"{name}: read as {game.game} (referee detect --game {game.game}: {len(game.faces)} faces, "
+                  f"{game.copies} of each)", flush=True)
         held = Tally()
-        t = run_set(name, args.finder_only, args.show, args.limit, args.split, held, dump)
+        t = run_set(name, args.finder_only, args.show, args.limit, args.split, held, dump, args.whole_family, results)
         rows = [(name, t), *([(f"{name}-held", held)] if held.ms else [])]
         for label, t in rows:
             right = "-" if args.finder_only or not t.scored else f"{t.right / t.scored:6.1%} ({t.scored})"
@@ -338,6 +360,9 @@ def main() -> None:
                   f"{prec:10.1%} {np.median(t.ms) if t.ms else 0:10.1f}  {false}", flush=True)
     if dump is not None and args.dump is not None:
         dump.save(args.dump)
+    if results is not None and args.results is not None:
+        args.results.parent.mkdir(parents=True, exist_ok=True)
+        args.results.write_text("".join(json.dumps(r) + "\n" for r in results))
 
 
 if __name__ == "__main__":

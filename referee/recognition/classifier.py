@@ -21,6 +21,7 @@ from referee.cards import BACK, deck_family
 from referee.errors import ConfigError, ModelError
 from referee.paths import models_dir
 from referee.recognition.enrollment import Enrollment, unit_rows
+from referee.recognition.game_faces import GameFaces
 from referee.recognition.model_info import ModelInfo, model_paths, sha256_file
 from referee.recognition.preprocess import check_crop, normalised, resize_crop
 from referee.recognition.sureness import Sureness
@@ -58,8 +59,14 @@ class CardClassifier:
 
     def __init__(self, session: object, info: ModelInfo, enrollment: Enrollment | None = None,
                  top_k: int = 5, model_path: Path | None = None, views: Sequence[str] = (),
-                 model_sha256: str | None = None, sureness: Sureness | None = None) -> None:
+                 model_sha256: str | None = None, sureness: Sureness | None = None,
+                 game: GameFaces | None = None) -> None:
         self._session = session
+        #: the game whose faces alone are read (:mod:`referee.recognition.game_faces`); None:
+        #: every face of the family
+        self.game = game
+        if game is not None:
+            game.read_labels(info.labels)  # a face the model lacks is refused at load, not per read
         #: the rule that takes a read for no card (:mod:`referee.recognition.sureness`), applied where
         #: each crop is read in several views (a single photo; the live loop reads once and
         #: confirms a card over several frames instead)
@@ -75,7 +82,7 @@ class CardClassifier:
     @classmethod
     def load(cls, deck: str, model_dir: Path | str | None = None, threads: int = 1,
              enrollment: Path | str | Enrollment | None = None, top_k: int = 5,
-             views: Sequence[str] | None = None) -> CardClassifier:
+             views: Sequence[str] | None = None, game: GameFaces | None = None) -> CardClassifier:
         """Load ``<model_dir>/<deck>.onnx`` + ``.json`` (default: the committed ``models/``).
 
         ``threads`` is ONNX Runtime's intra-op pool (inter-op 1, no spinning, so idle
@@ -85,8 +92,11 @@ class CardClassifier:
         every crop those ways (in the same call) and averages the reads' probabilities; ``None`` = what
         the model's JSON says (``"views"``, default none), or none with an enrollment (its
         prototypes are single reads' embeddings; ``views.LIVE_VIEWS``).
+        ``game`` reads only that game's faces and ``back`` (its family must be ``deck``'s).
         """
         deck = deck_family(deck)
+        if game is not None and game.family != deck:
+            raise ConfigError(f"game {game.game} is played with a {game.family} deck, not {deck}")
         folder = Path(model_dir) if model_dir is not None else models_dir()
         onnx_path, json_path = model_paths(deck, folder)
         if not onnx_path.is_file():
@@ -102,7 +112,7 @@ class CardClassifier:
         if views is None:
             views = info.views if enrollment is None else LIVE_VIEWS
         sureness = Sureness.from_info(info.extra, json_path)
-        clf = cls(session, info, None, top_k, onnx_path, views, info.onnx_sha256, sureness)
+        clf = cls(session, info, None, top_k, onnx_path, views, info.onnx_sha256, sureness, game)
         if enrollment is not None:
             try:
                 enrollment.check_compatible(info, clf.model_sha256)
@@ -166,11 +176,15 @@ class CardClassifier:
 
     def probabilities(self, crops: Sequence[U8]) -> F32:
         """Calibrated class probabilities (N, len(labels)), enrollment blended in if loaded,
-        a read the :attr:`sureness` rule doubts taken for no card."""
+        over the :attr:`game`'s faces only if set, a read the :attr:`sureness` rule doubts taken
+        for no card."""
         logits, emb = self.run(crops)
         probs = softmax(logits, self.info.temperature)
         if self.enrollment is not None and len(probs):
             probs = self.enrollment.blend(probs, unit_rows(emb), self.labels)
+        # before the sureness rule: its share of 'back' is a share of what this game's deck can be
+        if self.game is not None and len(probs):
+            probs = self.game.restrict(probs, self.labels)
         if self.sureness is not None and reads(self.views) > 1 and len(probs):
             probs = self.sureness.apply(probs, self.labels)
         return probs
