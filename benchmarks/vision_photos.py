@@ -4,11 +4,15 @@
     .venv/bin/python benchmarks/vision_photos.py --finder-only    # localisation only (no model)
     .venv/bin/python benchmarks/vision_photos.py --sets triestine --show out/   # draw results
     .venv/bin/python benchmarks/vision_photos.py --sets pinochle --dump build/lab/pin.npz
+    .venv/bin/python benchmarks/vision_photos.py --results build/lab/r.jsonl   # keep the detections
+    .venv/bin/python benchmarks/vision_photos.py --rescore build/lab/r.jsonl   # score them again
 
 Runs ``referee detect``'s code (``detect_image``) on every photo and compares with the labels:
 
 * ``triestine`` (Italian, boxes, ``<suit>_<rank>``; ``?`` = unknown, scored for finding only);
-* ``pinochle`` (French 9..A, boxes, rank only: a read is right when its rank is);
+* ``pinochle`` (French 9..A, boxes, rank only: a read is right when its rank is), read as
+  binocolo's cards (``referee detect --game binocolo``: 9 to ace, two of each); the other sets
+  are read over their family's whole deck (Triestine: 40 cards; EPFL: 52);
 * ``epfl`` (top-down 4-player rounds of a custom French-suited deck, one card per seat and no
   boxes: a card is matched by its side of the photo; only the suit is standard, so a read is
   right when its suit is (J/Q/K also by rank)).
@@ -20,6 +24,11 @@ false     the other detections per 100 photos, by kind (in brackets those read a
           ``non-card`` a box on no labelled card (the Triestine labels leave some real cards
           out: a right read of one counts here), ``misread`` a labelled card read as another,
           ``second box`` one more box on a card another detection reads right or more surely
+
+Labels found wrong by eye are corrected in ``benchmarks/data/<set>_label_fixes.csv``
+(:mod:`referee.recognition.label_fixes`; ``../shared`` stays as published): a set with fixes is
+scored twice, as labelled and with its labels fixed (``<set> fixed``), and the count of fixes
+printed.
 
 ``--dump FILE.npz`` also writes every detection's crop at the model's input (plain uint8 and
 string arrays) with its set, photo, card, confidence, verdict and whether the photo is in the
@@ -44,9 +53,10 @@ import cv2
 import numpy as np
 
 from referee.cards import parse_card
-from referee.errors import BadCardError
-from referee.paths import exit_without_shared, shared_dir
+from referee.errors import BadCardError, ConfigError
+from referee.paths import REPO_ROOT, exit_without_shared, shared_dir
 from referee.recognition.game_faces import GameFaces
+from referee.recognition.label_fixes import NO_CARD, LabelFix, load_label_fixes
 from referee.recognition.real_crops import TRAINABLE, is_training_photo
 from referee.vision.detect import detect_image
 from referee.vision.finder import CardFinder, FinderConfig
@@ -58,6 +68,7 @@ class Truth:
     label: str  # card code, "?" parts allowed; "" = unknown
     box: tuple[float, float, float, float] | None = None  # xmin, ymin, xmax, ymax
     side: str | None = None  # epfl: bottom/right/top/left
+    raw: str = ""  # the label as the set's label file writes it (what a label fix names)
 
 
 #: kinds of false card: a box on no labelled card, a card read as another card, a second box on
@@ -90,7 +101,7 @@ def triestine(root: Path) -> dict[Path, list[Truth]]:
         for row in csv.DictReader(fh):
             label = row["canonical_label"] if "?" not in row["canonical_label"] else ""
             box = tuple(float(row[k]) for k in ("xmin_px", "ymin_px", "xmax_px", "ymax_px"))
-            out[folder / "images" / row["image"]].append(Truth(label, box))  # type: ignore[arg-type]
+            out[folder / "images" / row["image"]].append(Truth(label, box, raw=row["canonical_label"]))  # type: ignore[arg-type]
     return out
 
 
@@ -100,7 +111,8 @@ def pinochle(root: Path) -> dict[Path, list[Truth]]:
     with (folder / "labels.csv").open() as fh:
         for row in csv.DictReader(fh):
             box = tuple(float(row[k]) for k in ("xmin", "ymin", "xmax", "ymax"))
-            out[folder / "images" / row["image"]].append(Truth(f"{row['canonical_rank']}?", box))  # type: ignore[arg-type]
+            truth = Truth(f"{row['canonical_rank']}?", box, raw=row["canonical_rank"])  # type: ignore[arg-type]
+            out[folder / "images" / row["image"]].append(truth)
     return out
 
 
@@ -243,24 +255,79 @@ class Dump:
                             rows=rows.reshape(-1, 6))
 
 
+def fixes_file(name: str) -> Path:
+    """Where a set's label fixes are kept (:mod:`referee.recognition.label_fixes`)."""
+    return REPO_ROOT / "benchmarks" / "data" / f"{name}_label_fixes.csv"
+
+
+def with_fixes(truths: dict[Path, list[Truth]], fixes: list[LabelFix], family: str) -> dict[Path, list[Truth]]:
+    """``truths`` with each fix applied; a fix naming a photo or label the set does not hold, or
+    a card of another deck family, is a ConfigError naming the fix's file and line."""
+    by_name = {path.name: path for path in truths}
+    out = {path: list(ts) for path, ts in truths.items()}
+    for fix in fixes:
+        path = by_name.get(fix.photo)
+        if path is None:
+            raise ConfigError(f"{fix.where}: photo {fix.photo!r} is not one of the set's labelled photos")
+        if fix.shows != NO_CARD and parse_card(fix.shows).italian != (family == "italian"):
+            raise ConfigError(f"{fix.where}: shows {fix.shows!r}: not a card of the set's {family} deck")
+        ts = out[path]
+        if not fix.label:
+            assert fix.box is not None  # load_label_fixes asks a box of a card the labels leave out
+            ts.append(Truth(fix.shows, fix.box, raw=fix.shows))
+            continue
+        hits = [i for i, t in enumerate(ts) if t.raw == fix.label and (fix.box is None or _same_box(t.box, fix.box))]
+        if len(hits) != 1:
+            held = ", ".join(f"{t.raw} {t.box}" for t in ts)
+            why = "no label" if not hits else "more than one label (give the box)"
+            raise ConfigError(f"{fix.where}: {fix.photo} has {why} {fix.label!r}{'' if fix.box is None else f' at {fix.box}'}; "
+                              f"its labels: {held}")
+        if fix.shows == NO_CARD:
+            del ts[hits[0]]
+        else:
+            ts[hits[0]] = Truth(fix.shows, ts[hits[0]].box, raw=fix.shows)
+    return out
+
+
+def _same_box(a: tuple[float, float, float, float] | None, b: tuple[float, float, float, float], px: float = 2.0) -> bool:
+    return a is not None and all(abs(u - v) <= px for u, v in zip(a, b, strict=True))
+
+
 def set_game(name: str, whole_family: bool = False) -> GameFaces | None:
     """The game whose faces a set is read as (:data:`GAMES`), None for its family's whole deck."""
     return None if whole_family or name not in GAMES else GameFaces.of(GAMES[name])
 
 
+@dataclass
+class Record:
+    """One photo's detections (``detect_image``'s result), its size and whether it is held out."""
+
+    set: str
+    photo: str
+    result: dict[str, Any]
+    shape: tuple[int, ...]
+    held: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"set": self.set, "photo": self.photo, "shape": list(self.shape), "held": self.held, **self.result}
+
+    @staticmethod
+    def from_json(row: dict[str, Any], held: bool) -> Record:
+        result = {k: v for k, v in row.items() if k not in ("set", "photo", "shape", "held")}
+        return Record(row["set"], row["photo"], result, tuple(row.get("shape", ())), held)
+
+
 def run_set(name: str, finder_only: bool, show: Path | None, limit: int, split: str | None = None,
-            held_out: Tally | None = None, dump: Dump | None = None, whole_family: bool = False,
-            results: list[dict[str, Any]] | None = None) -> Tally:
-    """Every photo of the set; ``held_out`` also tallies the photos no ``--real-photos`` training
-    run sees (the pinochle set's odd blocks, :mod:`referee.recognition.real_crops`); ``results``
-    gets each photo's detections (``--results``)."""
+            dump: Dump | None = None, whole_family: bool = False) -> list[Record]:
+    """Every photo of the set read; each record says whether the photo is one no ``--real-photos``
+    training run sees (the pinochle set's odd blocks, :mod:`referee.recognition.real_crops`).
+    ``dump`` and ``show`` score the reads against the labels as the set's files give them."""
     family, loader = SETS[name]
     game = set_game(name, whole_family)
     every = sorted(loader(shared_dir() / "photos").items())
     items = every[: limit or None]
     names = [p.name for p, _ in every]
     trainable = TRAINABLE.get(family) if name == "pinochle" else None
-    tally = Tally()
     classifier: Any = None
     if not finder_only:
         from referee.recognition import CardClassifier
@@ -268,6 +335,7 @@ def run_set(name: str, finder_only: bool, show: Path | None, limit: int, split: 
         classifier = CardClassifier.load(family, threads=1, game=game)
         if dump is not None:
             classifier = Recording(classifier)
+    records: list[Record] = []
     for path, truths in items:
         image = cv2.imread(str(path))
         if image is None:
@@ -280,20 +348,29 @@ def run_set(name: str, finder_only: bool, show: Path | None, limit: int, split: 
             pipeline = FramePipeline.create(classifier, config=config)
             pipeline.copies = game.copies if game is not None else 1
             result = detect_image(pipeline, np.asarray(image, np.uint8))
-            if results is not None:
-                results.append({"set": name, "photo": path.name, **result})
-        kinds = score_image(path, truths, result, image.shape, tally, finder_only)
         held = bool(trainable) and not is_training_photo(path.name, names)
-        if held_out is not None and held:
-            score_image(path, truths, result, image.shape, held_out, finder_only)
+        records.append(Record(name, path.name, result, image.shape, held))
         if dump is not None:
+            kinds = score_image(path, truths, result, image.shape, Tally(), finder_only)
             for card, kind in zip(result["cards"], kinds, strict=True):
                 dump.crops.append(classifier.reads[(card["card"], card["confidence"])])
                 dump.rows.append((name, path.name, card["card"], card["confidence"], kind, held))
             classifier.reads.clear()
         if show is not None:
             _draw(show / name / path.name, image, truths, result)
-    return tally
+    return records
+
+
+def tally(records: list[Record], truths: dict[Path, list[Truth]], finder_only: bool = False) -> tuple[Tally, Tally]:
+    """(every photo, the held-out photos) scored against ``truths``."""
+    by_name = {path.name: (path, ts) for path, ts in truths.items()}
+    every, held = Tally(), Tally()
+    for r in records:
+        path, ts = by_name[r.photo]
+        score_image(path, ts, r.result, r.shape, every, finder_only)
+        if r.held:
+            score_image(path, ts, r.result, r.shape, held, finder_only)
+    return every, held
 
 
 def _finder_only(image: np.ndarray) -> dict[str, Any]:
@@ -336,34 +413,65 @@ def main() -> None:
     parser.add_argument("--whole-family", action="store_true",
                         help="read every set over its family's whole deck, not its game's faces (the figures before --game)")
     parser.add_argument("--results", type=Path, help="write every photo's detections to this JSON Lines file")
+    parser.add_argument("--rescore", type=Path, help="score the detections a --results file holds (no photo read again)")
     args = parser.parse_args()
     exit_without_shared("benchmarks/vision_photos.py", "photos")
     cv2.setNumThreads(1)
     dump = Dump() if args.dump else None
-    print(f"{'set':10} {'photos':>6} {'cards':>6} {'found':>7} {'right':>12} {'precision':>10} {'ms median':>10}"
+    print(f"{'set':20} {'photos':>6} {'cards':>6} {'found':>7} {'right':>12} {'precision':>10} {'ms median':>10}"
           "  false cards per 100 photos: non-card / misread / second box (of them sure)")
-    results: list[dict[str, Any]] | None = [] if args.results else None
+    saved: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    if args.rescore is not None:
+        for line in args.rescore.read_text().splitlines():
+            row = json.loads(line)
+            saved[row["set"]].append(row)
+    kept: list[Record] = []
     for name in args.sets:
+        family, loader = SETS[name]
+        truths = loader(shared_dir() / "photos")
+        fixes = load_label_fixes(fixes_file(name))
+        fixed = with_fixes(truths, fixes, family)  # a bad fix stops before any photo is read
         game = None if args.finder_only else set_game(name, args.whole_family)
         if game is not None:
             print(f"{name}: read as {game.game} (referee detect --game {game.game}: {len(game.faces)} faces, "
                   f"{game.copies} of each)", flush=True)
-        held = Tally()
-        t = run_set(name, args.finder_only, args.show, args.limit, args.split, held, dump, args.whole_family, results)
-        rows = [(name, t), *([(f"{name}-held", held)] if held.ms else [])]
+        if args.rescore is not None:
+            names = sorted(path.name for path in truths)
+            paths = {path.name: path for path in truths}
+            records = [Record.from_json(row, name == "pinochle" and not is_training_photo(row["photo"], names))
+                       for row in saved.get(name, [])]
+            for r in records:
+                if not r.shape:  # the sets scored by the side of the photo need its size
+                    r.shape = np.asarray(cv2.imread(str(paths[r.photo]))).shape
+        else:
+            records = run_set(name, args.finder_only, args.show, args.limit, args.split, dump, args.whole_family)
+        kept += records
+        every, held = tally(records, truths, args.finder_only)
+        rows = [(name, every), *([(f"{name}-held", held)] if held.ms else [])]
+        if fixes:
+            every, held = tally(records, fixed, args.finder_only)
+            rows += [(f"{name} fixed", every), *([(f"{name}-held fixed", held)] if held.ms else [])]
         for label, t in rows:
             right = "-" if args.finder_only or not t.scored else f"{t.right / t.scored:6.1%} ({t.scored})"
             prec = t.good_detections / t.detections if t.detections else 0.0
             per100 = 100 / max(1, len(t.ms))
             false = " / ".join(f"{t.false[k] * per100:.1f} ({t.false_sure[k] * per100:.1f})" for k in FALSE_KINDS)
-            print(f"{label:10} {len(t.ms):6d} {t.cards:6d} {t.found / max(1, t.cards):7.1%} {right:>12} "
+            print(f"{label:20} {len(t.ms):6d} {t.cards:6d} {t.found / max(1, t.cards):7.1%} {right:>12} "
                   f"{prec:10.1%} {np.median(t.ms) if t.ms else 0:10.1f}  {false}", flush=True)
+        if fixes:
+            held_fixes = {r.photo for r in records if r.held} & {f.photo for f in fixes}
+            print(f"{name} fixed: the labels with {len(fixes)} fixes checked by eye ({fixes_file(name).relative_to(REPO_ROOT)}; "
+                  f"{len(fixes) - sum(f.photo in held_fixes for f in fixes)} on trained-on photos, "
+                  f"{sum(f.photo in held_fixes for f in fixes)} held out)", flush=True)
     if dump is not None and args.dump is not None:
         dump.save(args.dump)
-    if results is not None and args.results is not None:
+    if args.results is not None:
         args.results.parent.mkdir(parents=True, exist_ok=True)
-        args.results.write_text("".join(json.dumps(r) + "\n" for r in results))
+        args.results.write_text("".join(json.dumps(r.to_json()) + "\n" for r in kept))
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except ConfigError as exc:  # a malformed label fixes file: the file and line, no traceback
+        sys.exit(f"benchmarks/vision_photos.py: error: {exc}")
