@@ -459,10 +459,13 @@ def main() -> None:
             print(f"{label:20} {len(t.ms):6d} {t.cards:6d} {t.found / max(1, t.cards):7.1%} {right:>12} "
                   f"{prec:10.1%} {np.median(t.ms) if t.ms else 0:10.1f}  {false}", flush=True)
         if fixes:
-            held_fixes = {r.photo for r in records if r.held} & {f.photo for f in fixes}
-            print(f"{name} fixed: the labels with {len(fixes)} fixes checked by eye ({fixes_file(name).relative_to(REPO_ROOT)}; "
-                  f"{len(fixes) - sum(f.photo in held_fixes for f in fixes)} on trained-on photos, "
-                  f"{sum(f.photo in held_fixes for f in fixes)} held out)", flush=True)
+            where = ""
+            if any(r.held for r in records):
+                held_photos = {r.photo for r in records if r.held}
+                on_held = sum(f.photo in held_photos for f in fixes)
+                where = f"; {len(fixes) - on_held} on trained-on photos, {on_held} held out"
+            print(f"{name} fixed: the labels with {len(fixes)} fixes checked by eye "
+                  f"({fixes_file(name).relative_to(REPO_ROOT)}{where})", flush=True)
     if dump is not None and args.dump is not None:
         dump.save(args.dump)
     if args.results is not None:
