@@ -15,7 +15,7 @@ from hypothesis.extra.numpy import arrays
 from referee.cards import BACK, BINOCOLO_48, FRENCH_32, ITALIAN_40, RECOGNISER_LABELS
 from referee.errors import ConfigError, ModelError
 from referee.paths import models_dir
-from referee.recognition import CardClassifier
+from referee.recognition import CardClassifier, Enrollment
 from referee.recognition.game_faces import GameFaces
 from referee.rules.errors import UnknownGameError
 
@@ -114,13 +114,14 @@ class _Session:
         return [np.repeat(self.logits[None], n, axis=0), np.ones((n, self.dim), np.float32)]
 
 
-def _classifier(logits: dict[str, float], game: GameFaces | None) -> CardClassifier:
+def _classifier(logits: dict[str, float], game: GameFaces | None, enrollment: Enrollment | None = None) -> CardClassifier:
     info = CardClassifier.load("french", threads=1).info
     row = np.full(len(info.labels), -10.0, np.float32)
     for code, value in logits.items():
         row[info.labels.index(code)] = value
     clf = CardClassifier.load("french", threads=1, game=game)
-    return CardClassifier(_Session(row, info.embedding_dim), info, views=clf.views, sureness=clf.sureness, game=game)
+    return CardClassifier(_Session(row, info.embedding_dim), info, enrollment, views=clf.views if enrollment is None else (),
+                          sureness=clf.sureness, game=game)
 
 
 @needs_french
@@ -143,6 +144,22 @@ def test_the_sureness_rule_judges_the_share_of_back_among_the_games_faces() -> N
     (game,) = _classifier(logits, GameFaces.of("binocolo")).classify([crop])
     assert plain.card == "6D"
     assert game.card == BACK
+
+
+@needs_french
+def test_a_club_deck_enrolment_that_reads_six_of_diamonds_is_under_binocolo_read_over_binocolos_faces() -> None:
+    # the stand-in's every crop embeds as all ones: nearest the six of diamonds' prototype
+    dim = CardClassifier.load("french", threads=1).info.embedding_dim
+    near = np.ones(dim, np.float32) / np.sqrt(dim)
+    far = np.zeros(dim, np.float32)
+    far[0] = 1.0
+    club = Enrollment("french", ("6D", "9D"), np.stack([near, far]), "0" * 64, weight=0.9, scale=20.0)
+    crop = np.full((96, 64, 3), 200, np.uint8)
+    logits = {"6D": 5.0, "9D": 5.5, "10D": 1.0, BACK: -2.0}
+    (plain,) = _classifier(logits, None, club).classify([crop])
+    (game,) = _classifier(logits, GameFaces.of("binocolo"), club).classify([crop])
+    assert plain.card == "6D"
+    assert game.card == "9D" and all(code != "6D" for code, _ in game.top)
 
 
 @needs_french
