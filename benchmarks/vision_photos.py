@@ -293,9 +293,9 @@ def _same_box(a: tuple[float, float, float, float] | None, b: tuple[float, float
     return a is not None and all(abs(u - v) <= px for u, v in zip(a, b, strict=True))
 
 
-def set_game(name: str, whole_family: bool = False) -> GameFaces | None:
-    """The game whose faces a set is read as (:data:`GAMES`), None for its family's whole deck."""
-    return None if whole_family or name not in GAMES else GameFaces.of(GAMES[name])
+def set_game(name: str) -> GameFaces | None:
+    """The game whose deck a set is (:data:`GAMES`), None for its family's whole deck."""
+    return GameFaces.of(GAMES[name]) if name in GAMES else None
 
 
 @dataclass
@@ -323,7 +323,7 @@ def run_set(name: str, finder_only: bool, show: Path | None, limit: int, split: 
     training run sees (the pinochle set's odd blocks, :mod:`referee.recognition.real_crops`).
     ``dump`` and ``show`` score the reads against the labels as the set's files give them."""
     family, loader = SETS[name]
-    game = set_game(name, whole_family)
+    game = set_game(name)
     every = sorted(loader(shared_dir() / "photos").items())
     items = every[: limit or None]
     names = [p.name for p, _ in every]
@@ -332,7 +332,8 @@ def run_set(name: str, finder_only: bool, show: Path | None, limit: int, split: 
     if not finder_only:
         from referee.recognition import CardClassifier
 
-        classifier = CardClassifier.load(family, threads=1, game=game)
+        # --whole-family: every face of the family read, the game's copies still counted
+        classifier = CardClassifier.load(family, threads=1, game=None if whole_family else game)
         if dump is not None:
             classifier = Recording(classifier)
     records: list[Record] = []
@@ -411,7 +412,8 @@ def main() -> None:
     parser.add_argument("--split", choices=("both", "outline", "corners"), default=None,
                         help="how the finder splits overlapping cards (FinderConfig.split; default: its default)")
     parser.add_argument("--whole-family", action="store_true",
-                        help="read every set over its family's whole deck, not its game's faces (the figures before --game)")
+                        help="read every set over its family's whole deck, not its game's faces, its game's copies still "
+                        "counted (the figures before --game)")
     parser.add_argument("--results", type=Path, help="write every photo's detections to this JSON Lines file")
     parser.add_argument("--rescore", type=Path, help="score the detections a --results file holds (no photo read again)")
     args = parser.parse_args()
@@ -431,8 +433,11 @@ def main() -> None:
         truths = loader(shared_dir() / "photos")
         fixes = load_label_fixes(fixes_file(name))
         fixed = with_fixes(truths, fixes, family)  # a bad fix stops before any photo is read
-        game = None if args.finder_only else set_game(name, args.whole_family)
-        if game is not None:
+        game = None if args.finder_only else set_game(name)
+        if game is not None and args.whole_family:
+            print(f"{name}: read over the {family} family's whole deck, {game.copies} of each card "
+                  f"(referee detect --deck {family} --copies {game.copies})", flush=True)
+        elif game is not None:
             print(f"{name}: read as {game.game} (referee detect --game {game.game}: {len(game.faces)} faces, "
                   f"{game.copies} of each)", flush=True)
         if args.rescore is not None:
