@@ -37,7 +37,6 @@ import argparse
 import json
 import sys
 import time
-import zlib
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,6 +47,7 @@ import numpy as np
 
 from referee.paths import models_dir
 from referee.recognition import CardClassifier
+from referee.recognition.camera_frame import FRAME, in_frame
 from referee.recognition.real_crops import seen_at
 from referee.recognition.real_decks import DeckPhoto, cut, deck_names, deck_photos
 from referee.vision.detect import detect_image
@@ -56,10 +56,6 @@ from referee.vision.pipeline import FramePipeline
 #: card heights (px) of the shrunk runs, as ``recognition_accuracy.CAMERA_HEIGHTS``
 HEIGHTS = (245, 160, 100, 80)
 JPEG_QUALITY = 60
-#: how far (px) the shrunk photo fades into the ``--in-frame`` frame at its border
-BLEND_PX = 24
-#: (width, height) of the box camera's frame for ``--in-frame``
-FRAME = (1280, 720)
 #: a crop read right at this confidence or more is sure (the pipeline asks the operator below it)
 SURE = 0.8
 #: a regime: the card height (None: the photo as it is) and whether the photo lies in a frame
@@ -98,38 +94,6 @@ def shrink(image: np.ndarray, quad: np.ndarray, height: int | None) -> tuple[np.
     h = image.shape[0]
     small = seen_at(image, max(8, round(h * s)), JPEG_QUALITY)
     return small, quad * np.float32(small.shape[0] / h)
-
-
-def in_frame(image: np.ndarray, quad: np.ndarray, height: int, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """The photo shrunk so the card is ``height`` px tall, placed in a :data:`FRAME` of the
-    photo's surface colour (the median outside ``quad``, noise of sd 3) at a place seeded by
-    ``name``, then JPEG-compressed; with the quad in the frame's pixels."""
-    tall = max(float(np.linalg.norm(quad[3] - quad[0])), float(np.linalg.norm(quad[1] - quad[0])))
-    s = height / tall
-    h, w = image.shape[:2]
-    size = (max(8, round(w * s)), max(8, round(h * s)))
-    if size[0] > FRAME[0] or size[1] > FRAME[1]:
-        raise ValueError(f"{name}: a card {height} px tall leaves the photo {size[0]}x{size[1]}, over the frame")
-    small = np.asarray(cv2.resize(image, size, interpolation=cv2.INTER_AREA), np.uint8)
-    outside = np.full(image.shape[:2], 255, np.uint8)
-    cv2.fillConvexPoly(outside, quad.astype(np.int32), 0)
-    colour = np.median(image[outside > 0], axis=0)
-    rng = np.random.default_rng(zlib.crc32(name.encode()))
-    frame = np.clip(colour + rng.normal(0.0, 3.0, (FRAME[1], FRAME[0], 3)), 0, 255).astype(np.uint8)
-    x, y = int(rng.integers(0, FRAME[0] - size[0] + 1)), int(rng.integers(0, FRAME[1] - size[1] + 1))
-    placed = quad * np.float32(size[1] / h) + np.array([x, y], np.float32)
-    # the photo fades into the frame over up to BLEND_PX (never over the card): a pasted photo's
-    # straight border is a step a real camera frame does not have, and closes quads of its own
-    inside = np.zeros((size[1] + 2, size[0] + 2), np.uint8)
-    inside[1:-1, 1:-1] = 255
-    to_border = cv2.distanceTransform(inside, cv2.DIST_L2, 3)[1:-1, 1:-1]
-    card = np.zeros(size[::-1], np.uint8)
-    cv2.fillConvexPoly(card, (placed - np.array([x, y], np.float32)).astype(np.int32), 255)
-    ramp = max(1.0, min(float(BLEND_PX), float(to_border[card > 0].min()) - 1.0)) if card.any() else float(BLEND_PX)
-    alpha = np.clip(to_border / ramp, 0.0, 1.0)[..., None]
-    window = frame[y : y + size[1], x : x + size[0]].astype(np.float32)
-    frame[y : y + size[1], x : x + size[0]] = np.clip(alpha * small + (1.0 - alpha) * window + 0.5, 0, 255).astype(np.uint8)
-    return seen_at(frame, None, JPEG_QUALITY), placed.astype(np.float32)
 
 
 def score_photo(pipeline: FramePipeline | None, classifier: CardClassifier, photo: DeckPhoto, image: np.ndarray,

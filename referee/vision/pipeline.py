@@ -171,7 +171,13 @@ class FramePipeline:
             # box camera's 80-100 px); its other three sides close the card
             self.finder.config = replace(still, line_support=FALLBACK_LINE_SUPPORT, line_three_sides=FALLBACK_THREE_SIDES)
             three = self._still_sizes(image, sure)
-            return three if self._read_surely(three, sure) else found
+            if self._read_surely(three, sure):
+                return three
+            # and still none: two of the card's sides no edge at all (grey stock on grey stone at
+            # 80-100 px); the card's paper is a little yellow and the stone neutral
+            self.finder.config = replace(self.finder.config, chroma_regions=True)
+            tinted = self._still_sizes(image, sure)
+            return tinted if self._read_surely(tinted, sure) else found
         finally:
             self.finder.config, self.min_confidence = live, floor
 

@@ -13,6 +13,7 @@ from referee.errors import RefereeError
 from referee.vision.card_size import CardSize
 from referee.vision.detections import Detections, FloatArray, Image
 from referee.vision.finder.blobs import blob_hypotheses
+from referee.vision.finder.chroma import chroma_card_hypotheses
 from referee.vision.finder.config import FinderConfig
 from referee.vision.finder.courts import strip_card_hypotheses, thin_card_hypotheses
 from referee.vision.finder.darker import darker_card_hypotheses
@@ -95,6 +96,8 @@ class CardFinder:
         if cfg.line_regions or (cfg.line_regions is None and cfg.edge_regions):
             # of the card's size once a read or the layout gave it; any size at a photo's first look
             hyps += line_card_hypotheses(image, scale, hyps, cfg, (short, long_) if known else None, len(hyps), self._lines)
+        if cfg.chroma_regions:  # a photo's very last look only (``process_still``)
+            hyps += chroma_card_hypotheses(image, scale, hyps, cfg, len(hyps))
         self._splits.roll()
         hyps = sorted(hyps, key=lambda h: -h.score)[: cfg.max_candidates]
         self.last_kinds = {}

@@ -84,6 +84,10 @@ class FinderConfig:
     #: 0.0-0.3 (the stone as light as the card all along it): ``FramePipeline.process_still``'s
     #: last look, where nothing else was read surely (:data:`FALLBACK_THREE_SIDES`).
     line_three_sides: float | None = None
+    #: Also propose regions of card stock more saturated than its table (``chroma.py``):
+    #: yellowed paper on neutral grey stone where some of the card's sides are no edge at all.
+    #: ``FramePipeline.process_still``'s very last look only, where nothing else was read surely.
+    chroma_regions: bool = False
     #: Fraction of a blob that must be non-white printing for it to count as a card when
     #: measuring the card size (a white check square has none).
     min_ink: float = 0.02

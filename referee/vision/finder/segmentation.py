@@ -39,6 +39,13 @@ def otsu_thresholds(white: Image, cfg: FinderConfig) -> list[float]:
     return [first, float(second)] if float(second) > first + 10 else [first]
 
 
+def white_balanced_saturation(small: Image) -> Image:
+    """Each pixel's saturation after white balance (max minus min channel, 0..255): card
+    stock's tint against a neutral table (``chroma.py``)."""
+    b, g, r = cv2.split(_white_balanced(small))
+    return np.asarray(cv2.subtract(cv2.max(b, cv2.max(g, r)), cv2.min(b, cv2.min(g, r))), np.uint8)
+
+
 def binarize(white: Image, thr: float) -> Mask:
     _, mask = cv2.threshold(white, thr, 255, cv2.THRESH_BINARY)
     # A card's thin white margin outside its printed frame line must stay one closed ring.
