@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import numpy.typing as npt
 
 from referee.vision.detections import Image
 from referee.vision.finder.config import FinderConfig
@@ -42,11 +43,12 @@ def chroma_card_hypotheses(image: Image, scale: float, found: list[Hypothesis], 
     at = min(1.0, cfg.line_max_side / max(height, width))
     small = image if at >= 1.0 else cv2.resize(image, None, fx=at, fy=at, interpolation=cv2.INTER_AREA)
     sat = np.asarray(cv2.GaussianBlur(white_balanced_saturation(np.asarray(small, np.uint8)), (0, 0), BLUR_SD), np.uint8)
-    _, mask = cv2.threshold(sat, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
     h, w = sat.shape
     # a card 80 px tall in a 1280x720 frame is ~45 px wide (as lines.py)
     min_short = max(20.0, 0.04 * min(h, w))
-    contours, _ = cv2.findContours(np.asarray(mask, np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    contours: list[npt.NDArray[np.int32]] = []
+    for thr in _thresholds(sat):
+        contours += cv2.findContours(np.asarray(sat > thr, np.uint8) * np.uint8(255), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
     taken = [hyp.quad for hyp in found]
     out: list[Hypothesis] = []
     lo, hi = cfg.aspect_range
@@ -81,3 +83,15 @@ def chroma_card_hypotheses(image: Image, scale: float, found: list[Hypothesis], 
             taken.append(quad)
             out.append(Hypothesis(quad, 1.2, group, "chroma"))
     return out
+
+
+def _thresholds(sat: Image) -> list[float]:
+    """Otsu's split of the saturation, and Otsu's among the pixels below it: where a card's
+    pips are large (a close photo) the first split is pips against paper and stone, the
+    second paper against stone."""
+    first, _ = cv2.threshold(sat, 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    lower = sat[sat <= first]
+    if lower.size < 100:
+        return [float(first)]
+    second, _ = cv2.threshold(lower.reshape(1, -1), 0, 255, cv2.THRESH_BINARY + cv2.THRESH_OTSU)
+    return [float(first), float(second)] if float(second) < float(first) - 2 else [float(first)]
