@@ -48,7 +48,8 @@ def chroma_card_hypotheses(image: Image, scale: float, found: list[Hypothesis], 
     min_short = max(20.0, 0.04 * min(h, w))
     contours: list[npt.NDArray[np.int32]] = []
     for thr in _thresholds(sat):
-        contours += cv2.findContours(np.asarray(sat > thr, np.uint8) * np.uint8(255), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)[0]
+        regions, _ = cv2.findContours(np.asarray(sat > thr, np.uint8) * np.uint8(255), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        contours += [np.asarray(c, np.int32) for c in regions]
     taken = [hyp.quad for hyp in found]
     out: list[Hypothesis] = []
     lo, hi = cfg.aspect_range
