@@ -138,8 +138,11 @@ def test_without_a_game_the_output_is_byte_for_byte_what_the_whole_family_reads(
 
 @needs_french
 @pytest.mark.shared(PINOCHLE)
-def test_a_pinochle_photo_read_as_binocolo_names_only_binocolo_cards(capsys: pytest.CaptureFixture[str]) -> None:
-    photo = str(shared_dir() / PINOCHLE / "images" / "IMG_2481.JPG")
-    assert main(["detect", "--game", "binocolo", photo]) == 0
-    cards = [c["card"] for c in json.loads(capsys.readouterr().out)["cards"]]
-    assert cards and all(parse_card(c) in BINOCOLO_48 for c in cards)
+def test_pinochle_photos_read_as_binocolo_name_only_binocolo_cards(capsys: pytest.CaptureFixture[str]) -> None:
+    # over the whole French deck, a box over part of IMG_2514's queen and the carpet reads as the
+    # 8 and 9 of spades, and IMG_2588's nine of diamonds has a second box read 6D
+    photos = [str(shared_dir() / PINOCHLE / "images" / name) for name in ("IMG_2514.JPG", "IMG_2588.JPG")]
+    assert main(["detect", "--game", "binocolo", *photos]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    cards = [c["card"] for line in lines for c in line["cards"]]
+    assert len(lines) == 2 and cards and all(parse_card(c) in BINOCOLO_48 for c in cards)
