@@ -26,7 +26,11 @@ from referee.cards import BACK
 from referee.vision.card_size import prior_quad
 from referee.vision.detections import BoolArray, Detections, FloatArray, Image
 from referee.vision.finder import CardFinder, FinderConfig, portrait_order, rectify
-from referee.vision.finder.config import FALLBACK_LINE_SUPPORT, FALLBACK_THREE_SIDES
+from referee.vision.finder.config import (
+    FALLBACK_LINE_SUPPORT,
+    FALLBACK_THREE_SIDES,
+    FALLBACK_TINTED_SIDES,
+)
 from referee.vision.finder.quad import share_inside
 from referee.vision.one_reading import not_smaller, one_reading
 from referee.vision.stock_card import stock_card_quads
@@ -177,7 +181,13 @@ class FramePipeline:
             # 80-100 px); the card's paper is a little yellow and the stone neutral
             self.finder.config = replace(self.finder.config, chroma_regions=True)
             tinted = self._still_sizes(image, sure)
-            return tinted if self._read_surely(tinted, sure) else found
+            if self._read_surely(tinted, sure):
+                return tinted
+            # and still none: the tinted region bled a colour block past the card's faint sides;
+            # straight lines close it where each side bounds the tint
+            self.finder.config = replace(self.finder.config, line_tinted=FALLBACK_TINTED_SIDES)
+            bounded = self._still_sizes(image, sure)
+            return bounded if self._read_surely(bounded, sure) else found
         finally:
             self.finder.config, self.min_confidence = live, floor
 

@@ -14,7 +14,7 @@ import pytest
 
 from referee.recognition.real_crops import seen_at
 from referee.vision.finder import CardFinder, FinderConfig
-from referee.vision.finder.config import FALLBACK_LINE_SUPPORT, FALLBACK_THREE_SIDES
+from referee.vision.finder.config import FALLBACK_LINE_SUPPORT, FALLBACK_THREE_SIDES, FALLBACK_TINTED_SIDES
 from referee.vision.finder.lines import LineCache, line_quads
 from referee.vision.finder_scenes import PlacedCard
 
@@ -115,10 +115,12 @@ def test_a_white_card_on_squared_paper_at_80_px_in_a_camera_frame_is_one_quad_an
 LOOSER = replace(PHOTO, line_support=FALLBACK_LINE_SUPPORT)
 #: and of its very last look, when even the looser quads read nothing surely: three sides enough
 THREE = replace(LOOSER, line_three_sides=FALLBACK_THREE_SIDES)
+#: and of the look after that, when even the card stock's tint read nothing surely: sides bounding the tint
+TINTED = replace(THREE, chroma_regions=True, line_tinted=FALLBACK_TINTED_SIDES)
 
 
 @pytest.mark.parametrize("seed", [5, 6, 7])
-@pytest.mark.parametrize("config", [PHOTO, LOOSER, THREE], ids=["photo", "looser", "three-sides"])
+@pytest.mark.parametrize("config", [PHOTO, LOOSER, THREE, TINTED], ids=["photo", "looser", "three-sides", "tinted"])
 def test_a_plain_speckled_table_gives_no_line_quad(seed: int, config: FinderConfig) -> None:
     # no card: the grain's short edges and the shading are no four straight sides, not even
     # where a photo with no sure card is looked at again with sides that are edges along less
@@ -161,6 +163,8 @@ def test_an_image_looked_at_again_with_a_looser_side_support_gets_the_quads_of_t
     assert looser == len(line_quads(paper, LOOSER).quads) and strict == len(cache.quads(paper, PHOTO).quads)
     three = len(cache.quads(paper, THREE).quads)
     assert three == len(line_quads(paper, THREE).quads) and looser == len(cache.quads(paper, LOOSER).quads)
+    tinted = len(cache.quads(paper, TINTED).quads)
+    assert tinted == len(line_quads(paper, TINTED).quads) and three == len(cache.quads(paper, THREE).quads)
 
 
 def test_a_card_shaped_panel_split_by_a_straight_line_through_its_middle_is_no_card() -> None:

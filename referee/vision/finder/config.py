@@ -84,6 +84,11 @@ class FinderConfig:
     #: 0.0-0.3 (the stone as light as the card all along it): ``FramePipeline.process_still``'s
     #: last look, where nothing else was read surely (:data:`FALLBACK_THREE_SIDES`).
     line_three_sides: float | None = None
+    #: A line quad each of whose four sides bounds more saturation inside than outside along
+    #: at least this much of its length also passes, whatever its edges (None: never): yellowed
+    #: paper on neutral grey stone with two sides no edge at all (``lines.py``).
+    #: ``FramePipeline.process_still``'s very last look (:data:`FALLBACK_TINTED_SIDES`).
+    line_tinted: float | None = None
     #: Also propose regions of card stock more saturated than its table (``chroma.py``):
     #: yellowed paper on neutral grey stone where some of the card's sides are no edge at all.
     #: ``FramePipeline.process_still``'s very last look only, where nothing else was read surely.
@@ -128,3 +133,9 @@ FALLBACK_LINE_SUPPORT = (0.3, 0.6)
 #: ``FinderConfig.line_three_sides`` of a photo's very last look, when even the looser quads read
 #: no card surely: a card's three sides found as edges along 0.75 or more each
 FALLBACK_THREE_SIDES = 0.75
+
+#: ``FinderConfig.line_tinted`` of a photo's very last look, when even the card-stock tint's
+#: regions read no card surely: each side of a grey card on grey stone shrunk to 80 px bounds its
+#: yellowed paper along 0.67-1.0 of it (a quad's colour steps at +-5 px; the JPEG keeps colour
+#: in 16-px blocks)
+FALLBACK_TINTED_SIDES = 0.75

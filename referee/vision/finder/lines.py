@@ -33,6 +33,7 @@ from referee.vision.detections import FloatArray, Image
 from referee.vision.finder.config import FinderConfig
 from referee.vision.finder.hypothesis import Hypothesis
 from referee.vision.finder.quad import corner_gap, mean_sides
+from referee.vision.finder.segmentation import white_balanced_saturation
 
 #: Angle tolerance (degrees) for "parallel" and "perpendicular" lines.
 PARALLEL_DEG = 4.0
@@ -55,6 +56,11 @@ ALTERNATIVES = 3
 #: as the stone crosses 0.3-0.45 of it)
 CROSS_PROFILE = 0.6
 FAINT_CROSS_PROFILE = 0.3
+#: ``FinderConfig.line_tinted``: the saturation this many px inside and outside a side, and the
+#: step between them (0..255, max minus min channel after white balance) of a card's yellowed
+#: paper against neutral stone (real photos at 80 px: margin 11-20, stone beside it 3-8)
+TINT_OFFSET = 5.0
+TINT_STEP = 6.0
 
 
 @dataclass(frozen=True)
@@ -99,7 +105,8 @@ class LineCache:
 
     def quads(self, image: Image, cfg: FinderConfig) -> LineQuads:
         key = (image.shape[0], image.shape[1], zlib.crc32(np.ascontiguousarray(image).tobytes()),
-               *(round(1000 * v) for v in cfg.line_support), round(1000 * (cfg.line_three_sides or 0.0)))
+               *(round(1000 * v) for v in cfg.line_support), round(1000 * (cfg.line_three_sides or 0.0)),
+               round(1000 * (cfg.line_tinted or 0.0)))
         if key != self.key:
             self.key, self.found = key, line_quads(image, cfg)
         return self.found
@@ -162,6 +169,10 @@ def line_quads(image: Image, cfg: FinderConfig) -> LineQuads:
         # or three sides edges along most of them and the fourth implied by them (where the
         # sides end, or an edge across): a side as light as the table all along it
         good |= np.sort(support, axis=1)[:, 1] >= cfg.line_three_sides
+    if cfg.line_tinted is not None:
+        # or its paper tinted against a neutral table inside all four sides, edges or not
+        tint = _sample_tint(np.asarray(small, np.uint8))
+        good |= _tint_steps(every, tint).min(axis=1) >= cfg.line_tinted
     quads = [every[i] for i in np.flatnonzero(good).tolist()]
     # ranked by their sides' support: with three sides enough, by those three (the fourth
     # says nothing of the card there)
@@ -441,6 +452,32 @@ def _side_support(quads: FloatArray, gray: FloatArray, gx: FloatArray, gy: Float
     # either sign, side by side: a shaded table is darker than the card on one side and lighter
     # on another
     out: FloatArray = np.maximum(pos, neg).astype(np.float32)
+    return out
+
+
+def _tint_steps(quads: FloatArray, tint: FloatArray, offset: float = TINT_OFFSET, samples: int = 24) -> FloatArray:
+    """(k, 4): per quad and side, the fraction of the side (its corners' tenth at each end left
+    out) where the saturation ``offset`` px inside exceeds that ``offset`` px outside by
+    :data:`TINT_STEP` or more."""
+    q = quads.astype(np.float32)
+    a, b = q, np.roll(q, -1, axis=1)
+    u = (b - a) / np.maximum(np.linalg.norm(b - a, axis=2, keepdims=True), 1e-3)
+    n = np.stack([-u[..., 1], u[..., 0]], axis=-1)
+    outward = np.sign(np.einsum("ksd,ksd->ks", a - q.mean(axis=1, keepdims=True), n))[..., None]
+    n = n * np.where(outward == 0, 1.0, outward)
+    ts = np.linspace(0.1, 0.9, samples, dtype=np.float32)
+    on_side = a[:, :, None, :] + ts[None, None, :, None] * (b - a)[:, :, None, :]  # (k, 4, samples, 2)
+    shift = (offset * n[:, :, None, :]).astype(np.float32)
+    inside, outside = _sample(tint, (on_side - shift).astype(np.float32)), _sample(tint, (on_side + shift).astype(np.float32))
+    out: FloatArray = (np.subtract(inside, outside) >= TINT_STEP).mean(axis=2).astype(np.float32)
+    return out
+
+
+def _sample_tint(image: Image) -> FloatArray:
+    """The white-balanced saturation (``segmentation.white_balanced_saturation``), blurred
+    over a JPEG's colour noise."""
+    sat = white_balanced_saturation(image).astype(np.float32)
+    out: FloatArray = np.asarray(cv2.GaussianBlur(sat, (0, 0), 1.5), np.float32)
     return out
 
 
