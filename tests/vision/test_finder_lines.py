@@ -14,7 +14,11 @@ import pytest
 
 from referee.recognition.real_crops import seen_at
 from referee.vision.finder import CardFinder, FinderConfig
-from referee.vision.finder.config import FALLBACK_LINE_SUPPORT, FALLBACK_THREE_SIDES, FALLBACK_TINTED_SIDES
+from referee.vision.finder.config import (
+    FALLBACK_LINE_SUPPORT,
+    FALLBACK_THREE_SIDES,
+    FALLBACK_TINTED_SIDES,
+)
 from referee.vision.finder.lines import LineCache, line_quads
 from referee.vision.finder_scenes import PlacedCard
 
