@@ -17,7 +17,8 @@ card, in named steps:
    table around it (or a box around several cards).
 4. :func:`_each_card_once`: most confident first, a detection that is a card already kept (at
    its place, over part of it and the table, or read again) is not kept.
-5. :func:`_without_parts`: a kept box over part of a sure card, that reads it no better, goes.
+5. :func:`_without_parts`: a kept box over part of a sure card, that reads it no better, goes;
+   so does an unsure box mostly on a sure card's own outline (half of it and the table).
 6. :func:`_not_larger`: no box far larger than a sure card's own outline (an envelope, a book or
    a sheet of paper, read as an ace, is no card beside the card found whole).
 7. :func:`not_smaller`: no card far smaller than the sure cards (the cards of one deck are one
@@ -63,6 +64,10 @@ class ReadingRules:
     #: camera of an oblique photo covers at most about twice another's area (2.1 times a sure
     #: card's own outline on the trained-on half of the real pinochle photos)
     larger: float = 3.0
+    #: an unsure box, not a card's own outline, with over this share of it on a sure card's own
+    #: outline read as another card is no card: half of that card and the table beside it (a
+    #: card covered by the next card of a trick has at most ~40% of it on that card)
+    half: float = 0.6
 
 
 RULES = ReadingRules()
@@ -83,7 +88,7 @@ def one_reading(passes: Sequence[tuple[Detections, BoolArray]], sure: float, gue
     rel = _Relations.of(pool, sure, guessed_from, rules)
     dropped = _pips_and_surrounds(rel, rules)
     kept = _each_card_once(rel, dropped, rules, copies)
-    kept = _not_larger(rel, _without_parts(rel, dropped, kept), rules)
+    kept = _not_larger(rel, _without_parts(rel, dropped, kept, rules), rules)
     found = pool.dets[np.array(kept, np.int64)]
     return not_smaller(found, _card_size(found, rel, kept))
 
@@ -236,16 +241,20 @@ def _each_card_once(rel: _Relations, dropped: BoolArray, rules: ReadingRules, co
     return kept
 
 
-def _without_parts(rel: _Relations, dropped: BoolArray, kept: list[int]) -> list[int]:
+def _without_parts(rel: _Relations, dropped: BoolArray, kept: list[int], rules: ReadingRules = RULES) -> list[int]:
     """``kept`` (in index order) without a part of a sure read of a kept card that reads that
     card's suit with fewer pips, or is not surer by over ``margin``, or is a weak box over it (a
-    sure card's own outline excepted; a part read as the same card is that card). A card kept is also where its other sure reads lie: a
-    second read of it may sit better."""
+    sure card's own outline excepted; a part read as the same card is that card), and without
+    an unsure box over ``half`` of it on a sure card's own outline. A card kept is also where its
+    other sure reads lie: a second read of it may sit better."""
     cards = [j for j in range(len(rel.dets)) if not dropped[j] and any(rel.same[j, k] for k in kept)]
+    # an unsure box built at a size (not its own outline) mostly on a sure card's own outline,
+    # read as another card, is that card's half and the table beside it, whatever its area
+    half = ~rel.is_sure[:, None] & ~rel.outlined[:, None] & rel.own_sure[None, :] & (rel.on > rules.half) & ~rel.same
     # (a box around a card read as that card is the card read twice, not a card it is part of)
     return sorted(i for i in kept if rel.own_sure[i] or not any(
-        rel.part[i, j] and not rel.same[i, j] and (rel.fewer[i, j] or not rel.surer[i, j] or rel.weak[i, j])
-        for j in cards))
+        (rel.part[i, j] and not rel.same[i, j] and (rel.fewer[i, j] or not rel.surer[i, j] or rel.weak[i, j]))
+        or half[i, j] for j in cards))
 
 
 def _not_larger(rel: _Relations, kept: list[int], rules: ReadingRules) -> list[int]:

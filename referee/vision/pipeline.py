@@ -27,6 +27,7 @@ from referee.vision.card_size import prior_quad
 from referee.vision.detections import BoolArray, Detections, FloatArray, Image
 from referee.vision.finder import CardFinder, FinderConfig, portrait_order, rectify
 from referee.vision.finder.config import (
+    FALLBACK_FAR_FROM,
     FALLBACK_LINE_SUPPORT,
     FALLBACK_THREE_SIDES,
     FALLBACK_TINTED_SIDES,
@@ -155,6 +156,7 @@ class FramePipeline:
             if self._read_surely(found, sure):
                 return found
             wide = min(image.shape[1], 2 * live.work_width)
+            closer = Detections.empty()
             if wide > live.work_width:
                 # no sure card: cards may be small in a wide frame (a card 80 px tall in the box
                 # camera's 1280x720 is 40 px at the work width, where a 2 of spade's swords cut
@@ -172,14 +174,19 @@ class FramePipeline:
             if self._read_surely(looser, sure):
                 return looser
             # and still none: one of the card's sides as light as the table all along it (the
-            # box camera's 80-100 px); its other three sides close the card
-            self.finder.config = replace(still, line_support=FALLBACK_LINE_SUPPORT, line_three_sides=FALLBACK_THREE_SIDES)
+            # box camera's 80-100 px); its other three sides close the card; where no look found
+            # any card at all, also from a side seen only in a short piece (white lace as white
+            # as the card along two of its sides)
+            none_found = not (len(found) or len(closer) or len(looser))
+            self.finder.config = replace(still, line_support=FALLBACK_LINE_SUPPORT, line_three_sides=FALLBACK_THREE_SIDES,
+                                         line_far_from=FALLBACK_FAR_FROM if none_found else still.line_far_from)
             three = self._still_sizes(image, sure)
             if self._read_surely(three, sure):
                 return three
             # and still none: two of the card's sides no edge at all (grey stock on grey stone at
             # 80-100 px); the card's paper is a little yellow and the stone neutral
-            self.finder.config = replace(self.finder.config, chroma_regions=True)
+            # (with the far sides of every other look: the tint's looks were measured so)
+            self.finder.config = replace(self.finder.config, chroma_regions=True, line_far_from=still.line_far_from)
             tinted = self._still_sizes(image, sure)
             if self._read_surely(tinted, sure):
                 return tinted

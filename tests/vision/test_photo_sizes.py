@@ -118,6 +118,22 @@ def test_a_trick_card_covered_by_a_third_under_a_card_of_its_suit_stays_a_card()
     assert sorted(one_reading([trick], 0.8).card.tolist()) == ["coppe_5", "coppe_7"]
 
 
+
+def test_an_unsure_box_mostly_on_a_sure_card_outline_and_the_table_beside_it_is_no_card() -> None:
+    # deck04's spade_2 on lace as photographed: a rectangle grown from a corner of the card and
+    # the lace lay 0.68 on the card (as large as the card: no "part" of it) and read spade_4 at 0.64
+    cards = _pass((_box(0, 0, 60, 100), "spade_2", 0.97, True), (_box(0, 35, 60, 100), "spade_4", 0.64, False))
+    assert one_reading([cards], 0.8).card.tolist() == ["spade_2"]
+    # read surely, or found by its own outline, it is a card lying on that card
+    for sure, own in ((0.9, False), (0.64, True)):
+        cards = _pass((_box(0, 0, 60, 100), "spade_2", 0.97, True), (_box(0, 35, 60, 100), "spade_4", sure, own))
+        assert sorted(one_reading([cards], 0.8).card.tolist()) == ["spade_2", "spade_4"]
+
+
+def test_an_unsure_trick_card_covered_by_up_to_forty_percent_by_a_sure_card_stays_a_card() -> None:
+    trick = _pass((_box(0, 0, 60, 100), "coppe_7", 0.95, True), (_box(0, 60, 60, 100), "spade_3", 0.6, False))
+    assert sorted(one_reading([trick], 0.8).card.tolist()) == ["coppe_7", "spade_3"]
+
 def test_half_card_boxes_read_surely_inside_a_card_found_whole_at_another_size_are_its_pips() -> None:
     # deck07's coppe_4 shrunk to 245 px: at a guessed size two boxes over its halves read
     # denari_2 at 0.98 and coppe_3 at 0.77 (0.55 of the card each) and stood in for the card,

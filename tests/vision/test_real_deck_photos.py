@@ -164,3 +164,21 @@ def test_a_grey_card_on_grey_stone_whose_tint_bleeds_past_two_faint_sides_is_clo
     # the straight lines of its sides bound the tint along 0.83-1.0 of each
     found, quad = _read_shrunk("deck01", "coppe_7", 80)
     assert [c for c, _ in found] == ["coppe_7"] and _on(found[0][1], quad)
+
+
+def test_a_white_card_on_white_lace_80_px_tall_in_a_frame_gets_its_far_side_from_a_short_piece() -> None:
+    # nothing was found: at 80 px the lace is as white as the card along its top and right sides;
+    # its bottom side was found only as a piece shorter than a card's short side, so no parallel
+    # far side was looked for from it, and no quad had the card's top
+    found, quad = _read_framed("deck04", "denari_9", 80)
+    assert [c for c, _ in found] == ["denari_9"] and _on(found[0][1], quad)
+
+
+def test_half_a_white_card_and_the_lace_beside_it_is_no_second_card() -> None:
+    # as photographed, a rectangle grown from a corner of the card-and-lace blob lay over the
+    # card's lower half (0.68 of it on the card) and the lace beside it and read spade_4 at 0.64
+    # beside the card's own outline read spade_2 at 0.97
+    photo, image = _photo("deck04", "spade_2")
+    assert photo.quad is not None
+    found = _read(image)
+    assert [c for c, _ in found] == ["spade_2"] and _on(found[0][1], photo.quad)

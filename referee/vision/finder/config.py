@@ -93,6 +93,12 @@ class FinderConfig:
     #: yellowed paper on neutral grey stone where some of the card's sides are no edge at all.
     #: ``FramePipeline.process_still``'s very last look only, where nothing else was read surely.
     chroma_regions: bool = False
+    #: A line's far side (the parallel edge a card side away) is looked for from lines at least
+    #: this share of the shortest card side long: a card seen along one side only in a piece
+    #: shorter than its width (a white card on white lace at 80 px in a frame) gets its far side
+    #: only below 1 (``FramePipeline.process_still``'s last look where no look found any card:
+    #: :data:`FALLBACK_FAR_FROM`)
+    line_far_from: float = 1.0
     #: Fraction of a blob that must be non-white printing for it to count as a card when
     #: measuring the card size (a white check square has none).
     min_ink: float = 0.02
@@ -139,3 +145,9 @@ FALLBACK_THREE_SIDES = 0.75
 #: yellowed paper along 0.67-1.0 of it (a quad's colour steps at +-5 px; the JPEG keeps colour
 #: in 16-px blocks)
 FALLBACK_TINTED_SIDES = 0.75
+
+#: ``FinderConfig.line_far_from`` of that very last look where no earlier look found any card:
+#: far sides also from a piece half a card side long (where a card was found, however unsurely,
+#: boxes closed from such pieces around its pip groups or half its figure read surely as other
+#: cards: decks 01-04 at 100 px)
+FALLBACK_FAR_FROM = 0.5

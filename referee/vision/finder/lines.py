@@ -106,7 +106,7 @@ class LineCache:
     def quads(self, image: Image, cfg: FinderConfig) -> LineQuads:
         key = (image.shape[0], image.shape[1], zlib.crc32(np.ascontiguousarray(image).tobytes()),
                *(round(1000 * v) for v in cfg.line_support), round(1000 * (cfg.line_three_sides or 0.0)),
-               round(1000 * (cfg.line_tinted or 0.0)))
+               round(1000 * (cfg.line_tinted or 0.0)), round(1000 * cfg.line_far_from))
         if key != self.key:
             self.key, self.found = key, line_quads(image, cfg)
         return self.found
@@ -152,7 +152,7 @@ def line_quads(image: Image, cfg: FinderConfig) -> LineQuads:
     gx = np.asarray(cv2.Sobel(smooth, cv2.CV_32F, 1, 0, ksize=3), np.float32) / np.float32(8)
     gy = np.asarray(cv2.Sobel(smooth, cv2.CV_32F, 0, 1, ksize=3), np.float32) / np.float32(8)
     lo, hi = max(1.35, cfg.aspect_range[0]), cfg.aspect_range[1]
-    lines = _with_far_sides(found, gx, gy, min_side, 0.95 * min(h, w))
+    lines = _with_far_sides(found, gx, gy, min_side, 0.95 * min(h, w), from_length=cfg.line_far_from * min_side)
     # a card's fourth side as light as the table all along it is at most a faint edge across
     # the strip between two sides: the last look (three sides) takes fainter ones
     cross = CROSS_PROFILE if cfg.line_three_sides is None else FAINT_CROSS_PROFILE
@@ -273,15 +273,16 @@ def _no_lines() -> Lines:
 
 
 def _with_far_sides(lines: Lines, gx: FloatArray, gy: FloatArray, min_side: float, max_side: float,
-                    per_line: int = 3, min_profile: float = 0.6) -> Lines:
+                    per_line: int = 3, min_profile: float = 0.6, from_length: float | None = None) -> Lines:
     """``lines`` and, for each of the longest, the parallel lines a card side away (either way)
     along which the image is an edge over most of the line's extent: a card's far side that LSD
-    saw only in pieces (a speckled table's grain, a shaded side)."""
+    saw only in pieces (a speckled table's grain, a shaded side).  From lines at least
+    ``from_length`` long (default ``min_side``)."""
     h, w = gx.shape
     extra: list[tuple[FloatArray, FloatArray, float, float, float, int]] = []
     offsets = np.concatenate([-np.arange(min_side, max_side, dtype=np.float32), np.arange(min_side, max_side, dtype=np.float32)])
     for i in np.argsort(-lines.length)[:30].tolist():
-        if lines.length[i] < min_side:
+        if lines.length[i] < (min_side if from_length is None else from_length):
             continue
         u, n = lines.u[i], lines.n[i]
         ts = np.linspace(lines.t0[i], lines.t1[i], 48, dtype=np.float32)[4:-4]
