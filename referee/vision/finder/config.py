@@ -149,5 +149,5 @@ FALLBACK_TINTED_SIDES = 0.75
 #: ``FinderConfig.line_far_from`` of that very last look where no earlier look found any card:
 #: far sides also from a piece half a card side long (where a card was found, however unsurely,
 #: boxes closed from such pieces around its pip groups or half its figure read surely as other
-#: cards: decks 01-04 at 100 px)
+#: cards)
 FALLBACK_FAR_FROM = 0.5
