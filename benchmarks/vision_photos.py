@@ -298,6 +298,12 @@ def set_game(name: str) -> GameFaces | None:
     return GameFaces.of(GAMES[name]) if name in GAMES else None
 
 
+def photo_key(path: Path) -> str:
+    """A photo's name in a record: its path under ``../shared/photos`` (EPFL's rounds repeat
+    file names from one game's folder to the next)."""
+    return path.relative_to(shared_dir() / "photos").as_posix()
+
+
 @dataclass
 class Record:
     """One photo's detections (``detect_image``'s result), its size and whether it is held out."""
@@ -350,7 +356,7 @@ def run_set(name: str, finder_only: bool, show: Path | None, limit: int, split: 
             pipeline.copies = game.copies if game is not None else 1
             result = detect_image(pipeline, np.asarray(image, np.uint8))
         held = bool(trainable) and not is_training_photo(path.name, names)
-        records.append(Record(name, path.name, result, image.shape, held))
+        records.append(Record(name, photo_key(path), result, image.shape, held))
         if dump is not None:
             kinds = score_image(path, truths, result, image.shape, Tally(), finder_only)
             for card, kind in zip(result["cards"], kinds, strict=True):
@@ -364,10 +370,10 @@ def run_set(name: str, finder_only: bool, show: Path | None, limit: int, split: 
 
 def tally(records: list[Record], truths: dict[Path, list[Truth]], finder_only: bool = False) -> tuple[Tally, Tally]:
     """(every photo, the held-out photos) scored against ``truths``."""
-    by_name = {path.name: (path, ts) for path, ts in truths.items()}
+    by_key = {photo_key(path): (path, ts) for path, ts in truths.items()}
     every, held = Tally(), Tally()
     for r in records:
-        path, ts = by_name[r.photo]
+        path, ts = by_key[r.photo]
         score_image(path, ts, r.result, r.shape, every, finder_only)
         if r.held:
             score_image(path, ts, r.result, r.shape, held, finder_only)
@@ -442,8 +448,8 @@ def main() -> None:
                   f"{game.copies} of each)", flush=True)
         if args.rescore is not None:
             names = sorted(path.name for path in truths)
-            paths = {path.name: path for path in truths}
-            records = [Record.from_json(row, name == "pinochle" and not is_training_photo(row["photo"], names))
+            paths = {photo_key(path): path for path in truths}
+            records = [Record.from_json(row, name == "pinochle" and not is_training_photo(Path(row["photo"]).name, names))
                        for row in saved.get(name, [])]
             for r in records:
                 if not r.shape:  # the sets scored by the side of the photo need its size
@@ -466,7 +472,7 @@ def main() -> None:
         if fixes:
             where = ""
             if any(r.held for r in records):
-                held_photos = {r.photo for r in records if r.held}
+                held_photos = {Path(r.photo).name for r in records if r.held}
                 on_held = sum(f.photo in held_photos for f in fixes)
                 where = f"; {len(fixes) - on_held} on trained-on photos, {on_held} held out"
             print(f"{name} fixed: the labels with {len(fixes)} fixes checked by eye "

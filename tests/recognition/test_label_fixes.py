@@ -103,3 +103,20 @@ def test_the_committed_fixes_apply_to_their_set(name: str) -> None:
     truths = loader(shared_dir() / "photos")
     fixed = bench.with_fixes(truths, fixes, family)
     assert fixed != truths and all(f.checked for f in fixes)
+
+
+def test_two_photos_of_one_name_in_two_folders_are_each_scored_against_their_own_labels() -> None:
+    """EPFL's rounds repeat file names from one game's folder to the next: a record keyed by the
+    file name alone scored every round against one round's labels."""
+    bench = _bench()
+    root = shared_dir() / "photos" / "some_set"
+    first, second = root / "game1" / "1.jpg", root / "game2" / "1.jpg"
+    truths = {first: [bench.Truth("AS", (0.0, 0.0, 100.0, 150.0))], second: [bench.Truth("KH", (0.0, 0.0, 100.0, 150.0))]}
+    quad = [[0, 0], [100, 0], [100, 150], [0, 150]]
+
+    def record(path: Path, card: str) -> object:
+        return bench.Record("some_set", bench.photo_key(path), {"cards": [{"card": card, "confidence": 0.99, "quad": quad}], "ms": 1.0},
+                            (300, 400, 3), False)
+
+    every, _ = bench.tally([record(first, "AS"), record(second, "KH")], truths)
+    assert every.cards == 2 and every.right == 2
