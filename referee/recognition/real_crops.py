@@ -219,3 +219,70 @@ def camera_copy(image: U8, quad: npt.NDArray[np.float32], rng: np.random.Generat
     if sigma > 0.3:
         out = np.asarray(cv2.GaussianBlur(out, (0, 0), sigma), np.uint8)
     return seen_at(out, None, int(rng.integers(40, 96)))
+
+
+#: the pinochle photos' no-card quads (``benchmarks/pinochle_negatives.py`` writes them)
+NEGATIVE_QUADS = Path(__file__).resolve().parents[2] / "benchmarks" / "data" / "pinochle_negative_quads.csv"
+#: jittered copies drawn of each no-card quad (:func:`build_negative_set`)
+NEGATIVE_VARIANTS = 4
+_NEGATIVE_COLUMNS = ("image", "x0", "y0", "x1", "y1", "x2", "y2", "x3", "y3")
+
+
+def negative_quads(path: Path | None = None) -> list[tuple[str, npt.NDArray[np.float32]]]:
+    """(photo file name, portrait-ordered quad) of every row of ``path`` (default
+    :data:`NEGATIVE_QUADS`); a missing column or a corner that is no number is a
+    :class:`~referee.errors.ConfigError` naming the file and line."""
+    import csv
+
+    path = NEGATIVE_QUADS if path is None else path
+    if not path.is_file():
+        raise ConfigError(f"--real-negatives: no such file {path} (benchmarks/pinochle_negatives.py writes it)")
+    with path.open(newline="", encoding="utf-8") as fh:
+        lines = [(n, line) for n, line in enumerate(fh, 1) if line.strip() and not line.startswith("#")]
+    if not lines:
+        raise ConfigError(f"{path}: no header and no rows")
+    reader = csv.DictReader(line for _, line in lines)
+    missing = [c for c in _NEGATIVE_COLUMNS if c not in (reader.fieldnames or [])]
+    if missing:
+        raise ConfigError(f"{path} line {lines[0][0]}: missing column(s) {', '.join(missing)}")
+    out = []
+    for (n, _), row in zip(lines[1:], reader, strict=True):
+        try:
+            quad = np.array([float(row[c]) for c in _NEGATIVE_COLUMNS[1:]], np.float32).reshape(4, 2)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{path} line {n}: a corner is not a number: {row}") from None
+        if not row["image"]:
+            raise ConfigError(f"{path} line {n}: no image named")
+        out.append((row["image"], quad))
+    return out
+
+
+def build_negative_set(labels: Sequence[str], size: tuple[int, int], seed: int, root: Path | None = None,
+                       path: Path | None = None, variants: int = NEGATIVE_VARIANTS) -> RealSet:
+    """The no-card quads of the pinochle photos' training half, each as ``variants`` seeded copies
+    at ``size`` (W, H), class 'back' alone; a quad on a photo of the held-out half (it would
+    leak the check into training) or on a photo that is not there is an error naming it."""
+    from referee.paths import shared_dir
+    from referee.recognition.rectify import warp_portrait
+
+    folder = (root or shared_dir()) / "photos" / TRAINABLE["french"] / "images"
+    cards = [c for c in photo_cards("french", root) if c.source == TRAINABLE["french"]]
+    train = training_names([c.image.name for c in cards])
+    path = NEGATIVE_QUADS if path is None else path
+    rows = negative_quads(path)
+    if not rows:
+        raise ConfigError(f"{path}: no quads (benchmarks/pinochle_negatives.py writes them)")
+    held = sorted({name for name, _ in rows if name not in train})
+    if held:
+        raise ConfigError(f"{path}: quads on photos outside the training half ({', '.join(held[:5])}): "
+                          "the held-out half stays unseen")
+    back = np.array([code == BACK for code in labels], bool)
+    cache: dict[Path, U8] = {}
+    images: list[U8] = []
+    for k, (name, quad) in enumerate(rows):
+        cut = warp_portrait(read_photo(folder / name, cache), quad)
+        rng = np.random.default_rng([seed, k])
+        for v in range(variants):
+            images.append(resize_crop(cut if v == 0 else degrade(cut, rng), size))
+    allowed = np.repeat(back[None], len(images), axis=0)
+    return RealSet(np.stack(images), allowed, np.ones(len(labels), bool), len(rows), len({n for n, _ in rows}))
