@@ -50,10 +50,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--real-decks", nargs="+", metavar="DECK",
                       help="italian only, with --real-photos: train on the photos of these real Napoletane decks "
                            "(CC BY 4.0; e.g. deck01 deck02), the others stay unseen (referee/recognition/real_decks.py)")
-    what.add_argument("--real-negatives", type=float, metavar="SHARE",
-                      help="french only: add this share (of --batch) of real crops of no card, labelled 'back' (the still "
-                           "path's proposals off every card and card-sized windows of the table on the pinochle photos' "
-                           f"training half: benchmarks/data/pinochle_negative_quads.csv) {_d('real_negatives')}")
     what.add_argument("--holdout", nargs="*", metavar="PRINT",
                       help="prints held out for validation, e.g. omerkel_scopa_commons/napoletane (default: the model "
                            "card's; give none to train on everything)")

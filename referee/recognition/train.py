@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from referee.cards import BACK, RECOGNISER_LABELS
+from referee.cards import RECOGNISER_LABELS
 from referee.errors import ConfigError
 from referee.paths import models_dir, require_shared
 from referee.recognition.dataset import BACK_SHARE, NEGATIVES, SynthSet, cached_set, join_sets
@@ -77,19 +77,10 @@ def train(options: TrainOptions) -> Path:
                                "given": [code for code, keep in zip(RECOGNISER_LABELS[deck], real.support, strict=True) if keep]}
         t1, cpu1 = time.monotonic(), _cpu_s()
 
-    negatives = _negative_set(options, log)
-    if negatives is not None:
-        from referee.recognition.real_crops import NEGATIVE_QUADS, TRAINABLE
-
-        plan["real_negatives"] = {"set": TRAINABLE[deck], "share": options.real_negatives,
-                                  "quads": NEGATIVE_QUADS.name, "crops": negatives.crops, "photos": negatives.photos,
-                                  "variants": len(negatives) // max(1, negatives.crops)}
-        t1, cpu1 = time.monotonic(), _cpu_s()
-
     from referee.recognition.net import CardNet
 
     model = CardNet(len(RECOGNISER_LABELS[deck]))
-    steps = _fit(model, synthetic, options, t0, log, real, negatives)
+    steps = _fit(model, synthetic, options, t0, log, real)
     t2, cpu2 = time.monotonic(), _cpu_s()
     report = evaluate_synthetic(model, val, deck)
     log(f"validation (held-out prints): {json.dumps(report['per_set'])}")
@@ -203,19 +194,6 @@ def _real_set(options: TrainOptions, log: _Logger) -> RealSet | None:
     return real
 
 
-def _negative_set(options: TrainOptions, log: _Logger) -> RealSet | None:
-    """``real_negatives``: real crops of no card to add to every batch (None when the share is 0)."""
-    if options.real_negatives == 0:
-        return None
-    from referee.recognition.real_crops import build_negative_set
-
-    root = require_shared("referee train --real-negatives", "photos", options.shared)
-    negatives = build_negative_set(RECOGNISER_LABELS[options.deck], INPUT_SIZE, options.seed + 800, root)
-    log(f"real no-card crops: {negatives.crops} quads from {negatives.photos} photos, {len(negatives)} copies "
-        f"({options.negatives_per_batch} a batch)")
-    return negatives
-
-
 def check_real_decks(options: TrainOptions) -> None:
     """The ``real_decks`` are decks of the real photos, checked before anything is rendered."""
     if not options.real_decks:
@@ -260,17 +238,13 @@ def real_loss(logits: Any, allowed: Any, support: Any = None) -> Any:
 
 
 def _fit(model: Any, data: SynthSet, options: TrainOptions, t0: float, log: _Logger,
-         real: RealSet | None = None, negatives: RealSet | None = None) -> int:
+         real: RealSet | None = None) -> int:
     import torch
 
     rng = np.random.default_rng(options.seed)
     # the real crops are drawn from a stream of their own, seeded apart from the synthetic one
-    # (and the no-card crops from another: a recipe without them draws exactly as before)
     real_rng = np.random.default_rng(options.seed + 7)
-    negative_rng = np.random.default_rng(options.seed + 11)
     n_real = 0 if real is None else options.real_per_batch
-    n_neg = 0 if negatives is None else options.negatives_per_batch
-    back = RECOGNISER_LABELS[options.deck].index(BACK)
     layout = torch.channels_last if options.memory_format == "channels_last" else torch.contiguous_format
     model.to(memory_format=layout)
     opt = torch.optim.AdamW(model.parameters(), lr=options.lr, weight_decay=5e-4)
@@ -296,18 +270,12 @@ def _fit(model: Any, data: SynthSet, options: TrainOptions, t0: float, log: _Log
         if real is not None and allowed is not None:
             ridx = real_rng.integers(0, len(real), n_real)
             images = np.concatenate([images, real.images[ridx]])
-        if negatives is not None:
-            images = np.concatenate([images, negatives.images[negative_rng.integers(0, len(negatives), n_neg)]])
         x, y = to_batch(images, rng).contiguous(memory_format=layout), labels[torch.from_numpy(idx)]
         logits, _ = model(x)
         loss = torch.nn.functional.cross_entropy(logits[:len(idx)], y, label_smoothing=0.05)
         if real is not None and allowed is not None:
-            loss = (loss * len(idx) + real_loss(logits[len(idx):len(idx) + n_real], allowed[torch.from_numpy(ridx)], support) * n_real) / (len(idx) + n_real)
-        if n_neg:
-            # no card at all: 'back' against every class (not only the photographed deck's)
-            no_card = torch.nn.functional.cross_entropy(logits[len(idx) + n_real:], torch.full((n_neg,), back))
-            loss = (loss * (len(idx) + n_real) + no_card * n_neg) / (len(idx) + n_real + n_neg)
-        logits = logits[:len(idx)]
+            loss = (loss * len(idx) + real_loss(logits[len(idx):], allowed[torch.from_numpy(ridx)], support) * n_real) / (len(idx) + n_real)
+            logits = logits[:len(idx)]
         opt.zero_grad()
         loss.backward()  # type: ignore[no-untyped-call]
         opt.step()

@@ -55,10 +55,6 @@ class TrainOptions:
     real_photos: float = 0.0
     #: italian, with ``real_photos``: the real Napoletane decks trained on
     real_decks: tuple[str, ...] = ()
-    #: french: share of each batch of real crops that are no card ('back'): the still path's
-    #: proposals off every labelled card on the pinochle photos' training half, and card-sized
-    #: windows of their tables (``benchmarks/data/pinochle_negative_quads.csv``)
-    real_negatives: float = 0.0
     #: prints held out for validation (None: the model card's; empty: train on everything)
     holdout: tuple[str, ...] | None = None
     val_per_face: int = 24
@@ -109,14 +105,8 @@ class TrainOptions:
         self._check_real_photos()
 
     def _check_real_photos(self) -> None:
-        """``real_photos``, ``real_decks`` and ``real_negatives`` (the decks' names are checked
-        against the photos by the training code, which knows where they are)."""
-        if self.real_negatives:
-            if not 0 < self.real_negatives < 1:
-                raise ConfigError(f"--real-negatives {self.real_negatives}: expected a share of the batch in 0-1")
-            if self.deck != "french":
-                raise ConfigError("--real-negatives: french only (the pinochle photos' tables; the Italian real decks "
-                                  "lie one card to a photo on one cloth each)")
+        """``real_photos`` and ``real_decks`` (the decks' names are checked against the photos by
+        the training code, which knows where they are)."""
         if self.real_photos == 0:
             if self.real_decks:
                 raise ConfigError("--real-decks: needs --real-photos SHARE (the share of the batch)")
@@ -131,11 +121,6 @@ class TrainOptions:
     def render_workers(self) -> int:
         """Processes that render the synthetic sets."""
         return self.workers or self.threads
-
-    @property
-    def negatives_per_batch(self) -> int:
-        """Real no-card crops added to each batch (at least one; used with ``real_negatives``)."""
-        return max(1, round(self.real_negatives * self.batch))
 
     @property
     def real_per_batch(self) -> int:
