@@ -17,7 +17,7 @@ Runs ``referee detect``'s code (``detect_image``) on every photo and compares wi
   boxes: a card is matched by its side of the photo; only the suit is standard, so a read is
   right when its suit is (J/Q/K also by rank)).
 
-found     labelled cards with a detection on them (centre inside the box / on the seat's side)
+found     labelled cards with a detection on them (the centre of its part inside the photo inside the box / on the seat's side)
 right     labelled cards read right (as far as the label says)
 precision detections that are right, of all detections (``--finder-only``: that land on a card)
 false     the other detections per 100 photos, by kind (in brackets those read at >= 0.8, sure):
@@ -159,6 +159,22 @@ def read_right(label: str, card: str) -> bool | None:
     return (want_suit in ("?", got_suit)) and (want_rank in ("?", got_rank))
 
 
+def visible_centre(quad: Any, shape: tuple[int, ...]) -> np.ndarray:
+    """The centre of the part of a detection's quad inside the photo: a card half off the photo
+    has a quad past the border, whose own centre can lie off the card's label box (the box is
+    cut at the border), so a real card was scored as a box on no card (IMG_2611's ace)."""
+    q = np.asarray(quad, np.float32).reshape(4, 2)
+    h, w = shape[:2]
+    if q[:, 0].min() >= 0 and q[:, 1].min() >= 0 and q[:, 0].max() <= w and q[:, 1].max() <= h:
+        return np.asarray(q.mean(axis=0))
+    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    area, inside = cv2.intersectConvexConvex(cv2.convexHull(q), frame)
+    if inside is None or area <= 0:
+        return np.asarray(q.mean(axis=0))
+    m = cv2.moments(inside.reshape(-1, 1, 2).astype(np.float32))
+    return np.array([m["m10"] / m["m00"], m["m01"] / m["m00"]], np.float32) if m["m00"] else np.asarray(q.mean(axis=0))
+
+
 def on_truth(truth: Truth, centre: np.ndarray, shape: tuple[int, ...]) -> bool:
     if truth.box is not None:
         x0, y0, x1, y1 = truth.box
@@ -180,7 +196,7 @@ def score_image(path: Path, truths: list[Truth], result: dict[str, Any], shape: 
                 finder_only: bool) -> list[str]:
     """Tally one photo; the verdict on each detection: ``right`` or one of FALSE_KINDS."""
     cards = result["cards"]
-    centres = [np.mean(np.array(c["quad"]), axis=0) for c in cards]
+    centres = [visible_centre(c["quad"], shape) for c in cards]
     tally.cards += len(truths)
     tally.detections += len(cards)
     tally.ms.append(result["ms"])

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
 
 from referee.errors import ConfigError
@@ -120,3 +121,25 @@ def test_two_photos_of_one_name_in_two_folders_are_each_scored_against_their_own
 
     every, _ = bench.tally([record(first, "AS"), record(second, "KH")], truths)
     assert every.cards == 2 and every.right == 2
+
+
+def test_a_card_whose_quad_runs_past_the_photo_is_scored_by_its_part_inside_it() -> None:
+    """IMG_2611's ace lies half off the photo: its quad's own centre fell outside the label box
+    (cut at the photo's border), so a right read was counted as a box on no card."""
+    bench = _bench()
+    shape = (504, 378, 3)
+    photo = shared_dir() / "photos" / "some_set" / "a.jpg"
+    truths = {photo: [bench.Truth("A?", (294.0, 231.0, 378.0, 357.0))]}
+    past = [[300, 230], [470, 230], [470, 357], [300, 357]]  # most of it past the right border (378)
+    assert not bench.on_truth(truths[photo][0], np.mean(np.array(past, float), axis=0), shape)
+    assert bench.visible_centre(past, shape)[0] == pytest.approx((300 + 378) / 2, abs=0.5)
+
+    def scored(card: str, quad: list[list[int]]) -> tuple[int, int]:
+        record = bench.Record("some_set", bench.photo_key(photo), {"cards": [{"card": card, "confidence": 0.51, "quad": quad}], "ms": 1.0},
+                              shape, False)
+        every, _ = bench.tally([record], truths)
+        return every.right, every.false["non-card"]
+
+    assert scored("AD", past) == (1, 0)
+    # a quad inside the photo is scored by its own centre, as before
+    assert scored("AD", [[10, 10], [90, 10], [90, 130], [10, 130]]) == (0, 1)
