@@ -165,14 +165,14 @@ def visible_centre(quad: Any, shape: tuple[int, ...]) -> np.ndarray:
     cut at the border), so a real card was scored as a box on no card (IMG_2611's ace)."""
     q = np.asarray(quad, np.float32).reshape(4, 2)
     h, w = shape[:2]
+    corners = np.asarray(q.mean(axis=0))
+    # a quad inside the photo keeps its corners' mean, so every earlier figure scores as it did
     if q[:, 0].min() >= 0 and q[:, 1].min() >= 0 and q[:, 0].max() <= w and q[:, 1].max() <= h:
-        return np.asarray(q.mean(axis=0))
+        return corners
     frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
-    area, inside = cv2.intersectConvexConvex(cv2.convexHull(q), frame)
-    if inside is None or area <= 0:
-        return np.asarray(q.mean(axis=0))
-    m = cv2.moments(inside.reshape(-1, 1, 2).astype(np.float32))
-    return np.array([m["m10"] / m["m00"], m["m01"] / m["m00"]], np.float32) if m["m00"] else np.asarray(q.mean(axis=0))
+    _, inside = cv2.intersectConvexConvex(cv2.convexHull(q), frame)
+    m = cv2.moments(inside.reshape(-1, 1, 2).astype(np.float32)) if inside is not None else {"m00": 0.0}
+    return np.array([m["m10"] / m["m00"], m["m01"] / m["m00"]], np.float32) if m["m00"] > 0 else corners
 
 
 def on_truth(truth: Truth, centre: np.ndarray, shape: tuple[int, ...]) -> bool:
