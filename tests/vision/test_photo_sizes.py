@@ -15,7 +15,7 @@ from referee.recognition.real_crops import seen_at
 from referee.vision.detections import Detections
 from referee.vision.finder import CardFinder, FinderConfig
 from referee.vision.finder_scenes import PlacedCard, paste_card
-from referee.vision.one_reading import one_reading
+from referee.vision.one_reading import one_reading, surest_at_each_place
 from referee.vision.pipeline import FramePipeline, Read
 
 Image = npt.NDArray[np.uint8]
@@ -278,6 +278,47 @@ def test_a_sure_card_of_four_straight_sides_inside_a_hull_around_it_and_the_lace
     assert one_reading([card, hull], 0.8, 1, straight=[np.array([True]), np.array([False])]).card.tolist() == ["denari_3"]
     # proposed by no straight sides, the card inside is still that box's pips, as before
     assert one_reading([card, hull], 0.8, 1).card.tolist() == ["denari_7"]
+
+
+def test_a_sure_card_of_four_straight_sides_snug_in_a_turned_box_at_a_guessed_size_is_the_card() -> None:
+    # deck08's denari_2 in a 1280x720 frame at 160 px (a deck no run trained on): its four
+    # straight sides read 0.96, its blob outline at the measured size 0.98, and a 'corner' box at
+    # a guessed size, turned and shifted over the card and the grid paper (1.6 times the card's
+    # area, 97% of the card inside it), read denari_3 at 0.84: it took the card as its part
+    # (at most 0.65 of its area) and the photo came back as denari_3
+    sides = np.array([[551, 408], [644, 413], [635, 570], [542, 565]], np.float32)
+    blob = np.array([[509, 407], [605, 410], [626, 568], [531, 565]], np.float32)
+    turned = np.array([[516, 368], [624, 350], [660, 559], [552, 577]], np.float32)
+    passes = [_pass((sides, "denari_2", 0.96, False)), _pass((blob, "denari_2", 0.98, False)),
+              _pass((turned, "denari_3", 0.84, False))]
+    straight = [np.array([True]), np.array([False]), np.array([False])]
+    assert one_reading(passes, 0.8, 2, straight=straight).card.tolist() == ["denari_2"]
+    # proposed by no straight sides, the turned box is still the card and the blob its part,
+    # as before (nothing but the straight sides tells the card from a part of it)
+    assert one_reading(passes, 0.8, 2).card.tolist() == ["denari_3"]
+
+
+def test_where_no_look_reads_surely_each_card_is_read_through_the_outline_it_reads_best() -> None:
+    # deck06's bastoni_7 in a camera frame: the first look's box from the card's left side to its
+    # right column of staves read bastoni_5 at 0.64; a later look's whole card bastoni_7 at 0.72
+    narrow = _pass((np.array([[102, 440], [166, 448], [153, 604], [82, 594]], np.float32), "bastoni_5", 0.64, False))[0]
+    whole = _pass((np.array([[107, 440], [193, 455], [167, 607], [83, 590]], np.float32), "bastoni_7", 0.72, False))[0]
+    elsewhere = _pass((_box(400, 400, 90, 150), "AS", 0.7, False))[0]
+    assert surest_at_each_place(narrow, [Detections.empty(), whole, elsewhere]).card.tolist() == ["bastoni_7"]
+    # a later look's read elsewhere is no card of its own (the later looks are looser), nor is
+    # any where the first look found nothing
+    assert surest_at_each_place(Detections.empty(), [whole, elsewhere]).card.tolist() == []
+    # the first look's read stays where no later one at its place reads it better (on a tie too)
+    tie = _pass((whole.quad[0], "bastoni_4", 0.64, False))[0]
+    assert surest_at_each_place(narrow, [tie, elsewhere]).card.tolist() == ["bastoni_5"]
+    # each card of the first look on its own: two cards, one read better by a later look
+    two = narrow.joined(elsewhere)
+    assert surest_at_each_place(two, [whole]).card.tolist() == ["bastoni_7", "AS"]
+    # a later read of one card is no read of the card beside it, even within half a card of it
+    # (a real pinochle photo: a second read of an ace took the place of the queen beside it)
+    queen = _pass((_box(0, 0, 90, 150), "QH", 0.56, False))[0]
+    ace = _pass((_box(40, 10, 90, 150), "AS", 0.60, False))[0]
+    assert surest_at_each_place(queen.joined(ace), [ace]).card.tolist() == ["QH", "AS"]
 
 
 def test_a_straight_sided_box_around_a_group_of_pips_inside_a_straight_sided_card_is_its_pips() -> None:

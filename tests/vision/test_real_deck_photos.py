@@ -182,3 +182,19 @@ def test_half_a_white_card_and_the_lace_beside_it_is_no_second_card() -> None:
     assert photo.quad is not None
     found = _read(image)
     assert [c for c, _ in found] == ["spade_2"] and _on(found[0][1], photo.quad)
+
+
+def test_a_card_on_grid_paper_is_not_the_part_of_a_turned_box_around_it_at_a_guessed_size() -> None:
+    # deck08 (a check deck) in a frame at 160 px read denari_3 at 0.84: a 'corner' box at a guessed
+    # size, turned over the card and the grid paper, took the card's straight sides (0.96) as its part
+    found, quad = _read_framed("deck08", "denari_2", 160)
+    assert [c for c, _ in found] == ["denari_2"] and _on(found[0][1], quad)
+
+
+@pytest.mark.parametrize("height", [245, 160])
+def test_a_card_no_look_reads_surely_is_read_through_its_best_outline(height: int) -> None:
+    # deck06 (a check deck) in a frame read bastoni_5 at 0.64: the first look's box runs from the
+    # card's left side to its right column of staves; the whole card, found at twice the work
+    # width, reads bastoni_7 at 0.72, unsure too, and was dropped with that look
+    found, quad = _read_framed("deck06", "bastoni_7", height)
+    assert [c for c, _ in found] == ["bastoni_7"] and _on(found[0][1], quad)
