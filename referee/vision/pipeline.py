@@ -33,7 +33,7 @@ from referee.vision.finder.config import (
     FALLBACK_TINTED_SIDES,
 )
 from referee.vision.finder.quad import share_inside
-from referee.vision.one_reading import not_smaller, one_reading
+from referee.vision.one_reading import not_smaller, one_reading, surest_at_each_place
 from referee.vision.stock_card import stock_card_quads
 from referee.vision.table_scale import MIN_CARD_PX
 
@@ -194,7 +194,11 @@ class FramePipeline:
             # straight lines close it where each side bounds the tint
             self.finder.config = replace(self.finder.config, line_tinted=FALLBACK_TINTED_SIDES)
             bounded = self._still_sizes(image, sure)
-            return bounded if self._read_surely(bounded, sure) else found
+            if self._read_surely(bounded, sure):
+                return bounded
+            # no look read a card surely: the first look's cards, each read through the outline
+            # of any look that reads it best
+            return surest_at_each_place(found, [closer, looser, three, tinted, bounded])
         finally:
             self.finder.config, self.min_confidence = live, floor
 
