@@ -166,16 +166,16 @@ def test_an_image_looked_at_again_with_a_looser_side_support_gets_the_quads_of_t
     table = np.full((720, 1280, 3), 90, np.uint8)
     cv2.rectangle(table, (500, 200), (599, 369), (205, 205, 205), -1)
     cv2.rectangle(table, (600, 268), (700, 369), (200, 200, 200), -1)
-    paper = seen_at(np.clip(table + rng.normal(0, 3, table.shape), 0, 255).astype(np.uint8), None, 60)
+    photo = seen_at(np.clip(table + rng.normal(0, 3, table.shape), 0, 255).astype(np.uint8), None, 60)
     cache = LineCache()
-    strict = len(cache.quads(paper, PHOTO).quads)
-    looser = len(cache.quads(paper, LOOSER).quads)
+    strict = len(cache.quads(photo, PHOTO).quads)
+    looser = len(cache.quads(photo, LOOSER).quads)
     assert looser > strict
-    assert looser == len(line_quads(paper, LOOSER).quads) and strict == len(cache.quads(paper, PHOTO).quads)
-    three = len(cache.quads(paper, THREE).quads)
-    assert three == len(line_quads(paper, THREE).quads) and looser == len(cache.quads(paper, LOOSER).quads)
-    tinted = len(cache.quads(paper, TINTED).quads)
-    assert tinted == len(line_quads(paper, TINTED).quads) and three == len(cache.quads(paper, THREE).quads)
+    assert looser == len(line_quads(photo, LOOSER).quads) and strict == len(cache.quads(photo, PHOTO).quads)
+    three = len(cache.quads(photo, THREE).quads)
+    assert three == len(line_quads(photo, THREE).quads) and looser == len(cache.quads(photo, LOOSER).quads)
+    tinted = len(cache.quads(photo, TINTED).quads)
+    assert tinted == len(line_quads(photo, TINTED).quads) and three == len(cache.quads(photo, THREE).quads)
 
 
 def test_a_card_shaped_panel_split_by_a_straight_line_through_its_middle_is_no_card() -> None:
