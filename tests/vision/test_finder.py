@@ -133,3 +133,23 @@ def test_the_share_of_a_quad_inside_another() -> None:
     assert share_inside(square * 0.5 + 2, square) == pytest.approx(1.0)
     assert share_inside(square, square + np.array([20, 0], np.float32)) == 0.0
     assert share_inside(np.zeros((4, 2), np.float32), square) == 0.0
+
+
+def _piece(x0: int, y0: int, x1: int, y1: int, shape: tuple[int, int] = (400, 300)) -> npt.NDArray[np.int32]:
+    mask = np.zeros(shape, np.uint8)
+    cv2.rectangle(mask, (x0, y0), (x1, y1), 255, cv2.FILLED)
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    return np.asarray(contours[0], np.int32)
+
+
+def test_a_card_piece_clear_of_the_frame_border_is_never_extended_past_it() -> None:
+    from referee.vision.finder.blobs import partial_card_quads
+    # a piece one card wide (100) and 60% of a card long (150 of 250), 20 px under the frame's top
+    piece = _piece(100, 20, 200, 170)
+    both = partial_card_quads(piece, cv2.contourArea(piece), 100.0, 250.0)
+    assert len(both) == 2 and min(float(q[:, 1].min()) for q in both) < -50  # one runs 80 px past the top
+    kept = partial_card_quads(piece, cv2.contourArea(piece), 100.0, 250.0, (400, 300))
+    assert len(kept) == 1 and float(kept[0][:, 1].min()) >= 15  # the card hidden below the piece
+    # a piece cut by the frame's top: its card may go on past the border, both ways are kept
+    cut = _piece(100, 0, 200, 150)
+    assert len(partial_card_quads(cut, cv2.contourArea(cut), 100.0, 250.0, (400, 300))) == 2

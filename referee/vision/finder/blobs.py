@@ -38,7 +38,7 @@ def blob_hypotheses(
         if single is not None:
             out.append(Hypothesis(single, 2.0, len(out), "single"))
             continue
-        partial = partial_card_quads(contour, area, short, long_)
+        partial = partial_card_quads(contour, area, short, long_, mask.shape)
         if partial:
             group = len(out)
             out.extend(Hypothesis(q, 1.0, group, "partial") for q in partial)
@@ -95,8 +95,20 @@ def single_card_quad(
     return four_corners(contour)
 
 
-def partial_card_quads(contour: Contour, area: float, short: float, long_: float) -> list[FloatArray]:
-    """A rectangle one card wide and 35-85% of a card long: the same card extended both ways."""
+#: of a partial card's extension, the most that may lie past the frame's border when the
+#: visible piece is clear of it (the expected size's error, a few % of the card)
+PAST_BORDER = 0.1
+
+
+def partial_card_quads(contour: Contour, area: float, short: float, long_: float,
+                       shape: tuple[int, ...] | None = None) -> list[FloatArray]:
+    """A rectangle one card wide and 35-85% of a card long: the same card extended both ways.
+
+    With the frame's ``shape``, not past the frame's border where the piece is clear of it: a
+    card cut by the border shows a piece that runs to the border, and a piece inside the frame
+    is of a card whose hidden part is inside it too (measured: a Napoletane 7 of coppe shrunk to
+    80 px, its whole outline read 0.957, lost to such a box 16 px past the photo's top read 0.972,
+    and the box left a denari_4 on the card's lower half)."""
     (cx, cy), (w, h), angle = cv2.minAreaRect(contour)
     if area < 0.72 * w * h:  # rounded corners (and the opening) weigh more on a short piece
         return []
@@ -114,7 +126,25 @@ def partial_card_quads(contour: Contour, area: float, short: float, long_: float
     for sign in (1.0, -1.0):
         c = (centre + sign * axis * (long_ - along) / 2).astype(np.float32)
         quads.append(rect(c, (normal * across / 2).astype(np.float32), (axis * long_ / 2).astype(np.float32)))
-    return quads
+    if shape is None or _touches_border(contour, shape):
+        return quads
+    return [q for q in quads if _past_border(q, shape) <= PAST_BORDER]
+
+
+def _touches_border(contour: Contour, shape: tuple[int, ...]) -> bool:
+    x, y, bw, bh = cv2.boundingRect(contour)
+    return x <= 0 or y <= 0 or x + bw >= shape[1] or y + bh >= shape[0]
+
+
+def _past_border(quad: FloatArray, shape: tuple[int, ...]) -> float:
+    """The share of a convex quad's area outside the frame of ``shape``."""
+    h, w = shape[0], shape[1]
+    frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    total = abs(float(cv2.contourArea(quad.astype(np.float32))))
+    if total <= 0:
+        return 0.0
+    inside, _ = cv2.intersectConvexConvex(quad.astype(np.float32), frame)
+    return 1.0 - float(inside) / total
 
 
 def split_blob(
