@@ -4,6 +4,8 @@
     nice .venv/bin/python benchmarks/real_decks.py --model-dir build/cand --decks deck05 deck06 deck07 deck08
     nice .venv/bin/python benchmarks/real_decks.py --others                 # + the other real sets and scan prints
     nice .venv/bin/python benchmarks/real_decks.py --in-frame --heights 245 80   # + the shrunk photos in a camera frame
+    nice .venv/bin/python benchmarks/real_decks.py --in-frame --results build/rd.jsonl   # + every detection kept
+    .venv/bin/python benchmarks/real_decks.py --rescore build/rd.jsonl --floor 0.5   # scored again, reads < 0.5 dropped
 
 One card per photo (``../shared/photos/italian_napoletane_real_decks``; the verified quads in
 ``benchmarks/data/napoletane_real_quads.csv``, :mod:`referee.recognition.real_decks`). Per deck:
@@ -96,8 +98,58 @@ def shrink(image: np.ndarray, quad: np.ndarray, height: int | None) -> tuple[np.
     return small, quad * np.float32(small.shape[0] / h)
 
 
+@dataclass
+class Read:
+    """One photo at one regime through the still path: every detection, and the classifier's read
+    of the card cut along its verified quad (what ``--results`` writes and ``--rescore`` reads)."""
+    deck: str
+    photo: str
+    regime: Regime
+    card: str
+    quad: list[list[float]]
+    detections: list[tuple[str, float, list[list[float]]]]
+    crop: tuple[str, float]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"deck": self.deck, "photo": self.photo, "height": self.regime[0], "framed": self.regime[1],
+                "card": self.card, "quad": self.quad, "crop": list(self.crop),
+                "detections": [{"card": c, "confidence": p, "quad": q} for c, p, q in self.detections]}
+
+    @classmethod
+    def from_json(cls, row: dict[str, Any]) -> Read:
+        return cls(row["deck"], row["photo"], (row["height"], bool(row["framed"])), row["card"], row["quad"],
+                   [(d["card"], float(d["confidence"]), d["quad"]) for d in row["detections"]],
+                   (row["crop"][0], float(row["crop"][1])))
+
+
+def tally_of(read: Read, finder: bool = True, floor: float = 0.0) -> Tally:
+    """The photo's tally; ``floor``: as if the still path had dropped every read below it."""
+    quad = np.array(read.quad, np.float32)
+    cards = [(c, q) for c, p, q in read.detections if p >= floor]
+    t = Tally(photos=1)
+    hit = None
+    for i, (c, q) in enumerate(cards):
+        centre = np.mean(np.array(q, np.float32), axis=0)
+        on_card = cv2.pointPolygonTest(quad.reshape(-1, 1, 2), (float(centre[0]), float(centre[1])), False) >= 0
+        if hit is None and on_card and c == read.card:
+            hit = i
+    t.right = int(hit is not None)
+    t.false = len(cards) - t.right
+    for i, (c, _) in enumerate(cards):
+        if i != hit:
+            # a second detection of the right card is a card cut from the card's own pips or figure
+            t.confusions[f"{read.card}->{c}{' (twice)' if c == read.card else ''}"] += 1
+    if finder and hit is None and not cards:
+        t.confusions[f"{read.card}->(none)"] += 1
+    t.crop_right = int(read.crop[0] == read.card)
+    t.crop_sure = int(read.crop[0] == read.card and read.crop[1] >= SURE)
+    if not finder and read.crop[0] != read.card:
+        t.confusions[f"{read.card}->{read.crop[0]} (crop)"] += 1
+    return t
+
+
 def score_photo(pipeline: FramePipeline | None, classifier: CardClassifier, photo: DeckPhoto, image: np.ndarray,
-                height: int | None, framed: bool = False) -> Tally:
+                height: int | None, framed: bool = False) -> Read:
     """One photo (at one card size, alone or in a frame) through the finder and classifier, and
     its quad's crop through the classifier alone (``pipeline`` None: the crop only)."""
     assert photo.quad is not None
@@ -106,32 +158,16 @@ def score_photo(pipeline: FramePipeline | None, classifier: CardClassifier, phot
     else:
         img, quad = shrink(image, photo.quad, height)
     cards = [] if pipeline is None else detect_image(pipeline, np.asarray(img, np.uint8))["cards"]
-    t = Tally(photos=1)
-    hit = None
-    for i, c in enumerate(cards):
-        centre = np.mean(np.array(c["quad"], np.float32), axis=0)
-        on_card = cv2.pointPolygonTest(quad.reshape(-1, 1, 2), (float(centre[0]), float(centre[1])), False) >= 0
-        if hit is None and on_card and c["card"] == photo.card:
-            hit = i
-    t.right = int(hit is not None)
-    t.false = len(cards) - t.right
-    for i, c in enumerate(cards):
-        if i != hit:
-            # a second detection of the right card is a card cut from the card's own pips or figure
-            t.confusions[f"{photo.card}->{c['card']}{' (twice)' if c['card'] == photo.card else ''}"] += 1
-    if pipeline is not None and hit is None and not cards:
-        t.confusions[f"{photo.card}->(none)"] += 1
     crop = cut(DeckPhoto(photo.image, photo.card, photo.deck, quad), {photo.image: np.asarray(img, np.uint8)})
     read = classifier.classify([crop])[0]
-    t.crop_right = int(read.card == photo.card)
-    t.crop_sure = int(read.card == photo.card and read.confidence >= SURE)
-    if pipeline is None and read.card != photo.card:
-        t.confusions[f"{photo.card}->{read.card} (crop)"] += 1
-    return t
+    return Read(photo.deck, photo.image.name, (height, framed and height is not None), photo.card,
+                np.asarray(quad, np.float32).tolist(),
+                [(str(c["card"]), float(c["confidence"]), [list(map(float, v)) for v in c["quad"]]) for c in cards],
+                (read.card, float(read.confidence)))
 
 
 def run(model_dir: Path, decks: list[str] | None, heights: tuple[int, ...], crops_only: bool = False,
-        framed: bool = False) -> dict[str, Any]:
+        framed: bool = False, reads: list[Read] | None = None) -> dict[str, Any]:
     classifier = CardClassifier.load("italian", model_dir, threads=1)
     real = classifier.info.extra.get("training", {}).get("real_photos", {})
     seen = set(real.get("decks", [])) if isinstance(real, dict) else set()
@@ -145,9 +181,27 @@ def run(model_dir: Path, decks: list[str] | None, heights: tuple[int, ...], crop
             continue
         image = np.asarray(cv2.imread(str(p.image), cv2.IMREAD_COLOR), np.uint8)
         for h, f in sizes:
-            tallies.setdefault((p.deck, (h, f)), Tally()).add(score_photo(pipeline, classifier, p, image, h, f))
+            read = score_photo(pipeline, classifier, p, image, h, f)
+            if reads is not None:
+                reads.append(read)
+            tallies.setdefault((p.deck, (h, f)), Tally()).add(tally_of(read, pipeline is not None))
     return {"seen": sorted(seen), "excluded": [f"{p.deck}/{p.image.name}" for p in excluded], "tallies": tallies,
             "decks": sorted({p.deck for p in photos}), "sizes": sizes, "crops_only": crops_only}
+
+
+def rescored(reads: list[Read], model_dir: Path, floor: float) -> dict[str, Any]:
+    """:func:`run`'s result from a ``--results`` file's reads, each photo's reads below ``floor`` dropped."""
+    info = CardClassifier.load("italian", model_dir, threads=1).info
+    real = info.extra.get("training", {}).get("real_photos", {})
+    seen = set(real.get("decks", [])) if isinstance(real, dict) else set()
+    tallies: dict[tuple[str, Regime], Tally] = {}
+    sizes: list[Regime] = []
+    for r in reads:
+        if r.regime not in sizes:
+            sizes.append(r.regime)
+        tallies.setdefault((r.deck, r.regime), Tally()).add(tally_of(r, True, floor))
+    return {"seen": sorted(seen), "excluded": [], "tallies": tallies, "decks": sorted({r.deck for r in reads}),
+            "sizes": sizes, "crops_only": False}
 
 
 def show(result: dict[str, Any], model_dir: Path) -> None:
@@ -196,6 +250,11 @@ def main() -> None:
     parser.add_argument("--crops-only", action="store_true",
                         help="the classifier on the verified quads' crops only (no finder): seconds, not minutes")
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--results", type=Path, default=None, help="write every photo's detections to this JSON Lines file")
+    parser.add_argument("--rescore", type=Path, default=None,
+                        help="score the detections a --results file holds (no photo read again)")
+    parser.add_argument("--floor", type=float, default=0.0,
+                        help="with --rescore: drop every detection below this confidence first")
     args = parser.parse_args()
     cv2.setNumThreads(1)
     if args.decks:
@@ -203,7 +262,15 @@ def main() -> None:
         if unknown:
             parser.error(f"--decks: no such deck {', '.join(unknown)}; known: {', '.join(deck_names())}")
     t = time.monotonic()
-    result = run(args.model_dir, args.decks, tuple(args.heights), args.crops_only, args.in_frame)
+    reads: list[Read] = []
+    if args.rescore is not None:
+        result = rescored([Read.from_json(json.loads(line)) for line in args.rescore.read_text().splitlines() if line],
+                          args.model_dir, args.floor)
+    else:
+        result = run(args.model_dir, args.decks, tuple(args.heights), args.crops_only, args.in_frame, reads)
+    if args.results is not None:
+        args.results.parent.mkdir(parents=True, exist_ok=True)
+        args.results.write_text("".join(json.dumps(r.to_json()) + "\n" for r in reads))
     show(result, args.model_dir)
     print(f"({time.monotonic() - t:.0f}s)")
     out: dict[str, Any] = {"seen": result["seen"], "excluded": result["excluded"], "decks": {
