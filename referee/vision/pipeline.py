@@ -33,7 +33,12 @@ from referee.vision.finder.config import (
     FALLBACK_TINTED_SIDES,
 )
 from referee.vision.finder.quad import share_inside
-from referee.vision.one_reading import not_smaller, one_reading, surest_at_each_place
+from referee.vision.one_reading import (
+    at_most_copies,
+    not_smaller,
+    one_reading,
+    surest_at_each_place,
+)
 from referee.vision.stock_card import stock_card_quads
 from referee.vision.table_scale import MIN_CARD_PX
 
@@ -137,7 +142,12 @@ class FramePipeline:
     def process_still(self, image: Image, sure: float = 0.8) -> Detections:
         """One photo with no history (``referee detect``): the card size is unknown, so
         read it from the cards the recogniser is sure of and look again at that size; with no
-        sure card, also try the larger cards of a close-up photo."""
+        sure card, also try the larger cards of a close-up photo. No card more times than the
+        deck holds it (:func:`~referee.vision.one_reading.at_most_copies`)."""
+        return at_most_copies(self._still_looks(image, sure), self.copies)
+
+    def _still_looks(self, image: Image, sure: float) -> Detections:
+        """:meth:`process_still`'s looks, the first that reads a card surely."""
         self.finder.reset()
         live, floor = self.finder.config, self.min_confidence
         # no time limit here, and no earlier frame to wait for: split overlapping cards at once

@@ -15,7 +15,7 @@ from referee.recognition.real_crops import seen_at
 from referee.vision.detections import Detections
 from referee.vision.finder import CardFinder, FinderConfig
 from referee.vision.finder_scenes import PlacedCard, paste_card
-from referee.vision.one_reading import one_reading, surest_at_each_place
+from referee.vision.one_reading import at_most_copies, one_reading, surest_at_each_place
 from referee.vision.pipeline import FramePipeline, Read
 
 Image = npt.NDArray[np.uint8]
@@ -355,3 +355,18 @@ def test_a_card_nearer_the_camera_twice_the_area_of_a_card_outline_stays_a_card(
     far = _pass((_box(0, 0, 60, 100), "JS", 0.98, True))
     near = _pass((_box(100, 0, 85, 140), "QD", 0.99, False))
     assert sorted(one_reading([far, near], 0.8, 1).card.tolist()) == ["JS", "QD"]
+
+
+def test_a_photo_never_shows_a_card_more_times_than_the_deck_holds_it() -> None:
+    # a real Triestine photo (a pattern no model trained on): two boxes far apart read coppe_1 at
+    # 0.82 and 0.84, both wrong; a deck of one of each card has it at one place at most
+    reads = _pass((_box(0, 0, 60, 100), "coppe_1", 0.82, False), (_box(300, 0, 60, 100), "spade_5", 0.82, False),
+                  (_box(150, 200, 60, 100), "coppe_1", 0.84, False), (_box(400, 300, 60, 100), "bastoni_6", 0.42, False))[0]
+    once = at_most_copies(reads, 1)
+    assert once.card.tolist() == ["spade_5", "coppe_1", "bastoni_6"]
+    assert np.allclose(once.confidence, [0.82, 0.84, 0.42])  # the surest coppe_1, in the order found
+    assert at_most_copies(reads, 2).card.tolist() == reads.card.tolist()  # binocolo's two of each
+    # and the still path applies it to whatever look it returns
+    pipeline = FramePipeline(CardFinder(FinderConfig()), _SureOfPrint())
+    pipeline._still_looks = lambda image, sure: reads  # type: ignore[method-assign]
+    assert pipeline.process_still(np.zeros((10, 10, 3), np.uint8)).card.tolist() == ["spade_5", "coppe_1", "bastoni_6"]
