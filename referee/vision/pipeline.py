@@ -86,8 +86,14 @@ class FramePipeline:
     layout: ZoneMap | None = None
     #: reuse last frame's read of a card whose crop has not changed (live loop); None = off
     cache: ReadCache | None = None
-    #: ``min_confidence`` for a single photo (:meth:`process_still`)
+    #: ``min_confidence`` for a single photo's looks (:meth:`process_still`)
     still_min_confidence: float = 0.4
+    #: what a single photo's reading reports: a read less sure than this is no card. Not the
+    #: looks' floor: an unsure first read marks where a later look may read the card better
+    #: (:func:`~referee.vision.one_reading.surest_at_each_place`). Measured on the real photos
+    #: (2 Dec 2026): of the reads between 0.4 and 0.5, 9 of 10 were wrong (Triestine 6 of 6,
+    #: EPFL 3 of 4, right by suit alone), and none of the Napoletane or pinochle reads lies there
+    still_keep_confidence: float = 0.5
     #: ``min_confidence`` for the briscola under the stock (its hypotheses are blind guesses)
     stock_min_confidence: float = 0.6
     #: a photo's card is at least this share of the recogniser's rated :data:`MIN_CARD_PX` tall;
@@ -143,8 +149,10 @@ class FramePipeline:
         """One photo with no history (``referee detect``): the card size is unknown, so
         read it from the cards the recogniser is sure of and look again at that size; with no
         sure card, also try the larger cards of a close-up photo. No card more times than the
-        deck holds it (:func:`~referee.vision.one_reading.at_most_copies`)."""
-        return at_most_copies(self._still_looks(image, sure), self.copies)
+        deck holds it (:func:`~referee.vision.one_reading.at_most_copies`), and none less sure
+        than :attr:`still_keep_confidence`."""
+        found = at_most_copies(self._still_looks(image, sure), self.copies)
+        return found[found.confidence >= self.still_keep_confidence]
 
     def _still_looks(self, image: Image, sure: float) -> Detections:
         """:meth:`process_still`'s looks, the first that reads a card surely."""

@@ -26,6 +26,15 @@ class FakeClassifier(StandInClassifier):
         return super().classify(crops)
 
 
+def _pipeline() -> FramePipeline:
+    """The still path over a deck of two of each card: the fake reads both face-up cards of
+    :func:`_scene` as ``coppe_3``, and a photo never shows one card more times than the deck
+    holds it."""
+    pipe = FramePipeline.create(FakeClassifier())
+    pipe.copies = 2
+    return pipe
+
+
 def _scene() -> tuple[Image, list[np.ndarray]]:
     rng = np.random.default_rng(11)
     cards = [
@@ -50,7 +59,7 @@ def test_detect_file_prints_the_documented_json(tmp_path: Path) -> None:
     image, _ = _scene()
     path = tmp_path / "table.png"
     cv2.imwrite(str(path), image)
-    result = detect_file(FramePipeline.create(FakeClassifier()), str(path))
+    result = detect_file(_pipeline(), str(path))
     assert set(result) == {"image", "cards", "ms"} and result["image"] == str(path)
     assert len(result["cards"]) == 2
     card = result["cards"][0]
@@ -64,7 +73,7 @@ def test_large_photos_are_analysed_small_but_quads_come_back_in_photo_pixels(tmp
     big = cv2.resize(image, None, fx=2, fy=2, interpolation=cv2.INTER_LINEAR)
     path = tmp_path / "big.png"
     cv2.imwrite(str(path), big)
-    result = detect_file(FramePipeline.create(FakeClassifier()), str(path), max_width=1280)
+    result = detect_file(_pipeline(), str(path), max_width=1280)
     got = sorted(tuple(np.round(np.mean(c["quad"], axis=0) / 100)) for c in result["cards"])
     assert got == sorted(tuple(np.round(q.mean(axis=0) * 2 / 100)) for q in quads[:2])
 
@@ -86,7 +95,8 @@ def test_cli_prints_one_json_line_per_image_and_fails_on_a_bad_one(
     image, _ = _scene()
     good = tmp_path / "good.png"
     cv2.imwrite(str(good), image)
-    status = main(["detect", "--deck", "italian", str(good), str(tmp_path / "missing.png")])
+    # two of each card: the fake reads both face-up cards as one card
+    status = main(["detect", "--deck", "italian", "--copies", "2", str(good), str(tmp_path / "missing.png")])
     lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert status == 1 and len(lines) == 2
     assert len(lines[0]["cards"]) == 2 and "error" in lines[1]
