@@ -198,3 +198,11 @@ def test_a_card_no_look_reads_surely_is_read_through_its_best_outline(height: in
     # width, reads bastoni_7 at 0.72, unsure too, and was dropped with that look
     found, quad = _read_framed("deck06", "bastoni_7", height)
     assert [c for c, _ in found] == ["bastoni_7"] and _on(found[0][1], quad)
+
+
+def test_a_card_shrunk_to_fill_a_small_photo_is_read_through_its_own_outline_not_a_box_past_the_border() -> None:
+    # deck05 (a check deck until then) at 80 px: a box built from the card's upper part ran 16 px
+    # past the photo's top and read coppe_7 surer (0.972) than the card's own outline (0.957); the
+    # card's lower half, left outside that box, read denari_4 (0.56)
+    found, quad = _read_shrunk("deck05", "coppe_7", 80)
+    assert [c for c, _ in found] == ["coppe_7"] and _on(found[0][1], quad)
