@@ -65,8 +65,7 @@ def blob_hypotheses(
 def border_run(contour: Contour, shape: tuple[int, ...]) -> float:
     """Fraction of the frame's perimeter along which the blob's outline runs on the frame border."""
     h, w = shape[0], shape[1]
-    x, y, bw, bh = cv2.boundingRect(contour)
-    if x > 0 and y > 0 and x + bw < w and y + bh < h:
+    if not _touches_border(contour, shape):
         return 0.0  # clear of the frame border, as most blobs are: no run to measure
     pts = contour.reshape(-1, 2)
     seg = np.roll(pts, -1, axis=0) - pts
