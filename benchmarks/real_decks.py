@@ -189,6 +189,23 @@ def run(model_dir: Path, decks: list[str] | None, heights: tuple[int, ...], crop
             "decks": sorted({p.deck for p in photos}), "sizes": sizes, "crops_only": crops_only}
 
 
+def load_reads(path: Path, parser: argparse.ArgumentParser) -> list[Read]:
+    """A ``--results`` file's reads; a missing file or a bad line stops with its name and line."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        parser.error(f"--rescore: cannot read {path}: {exc}")
+    reads: list[Read] = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            reads.append(Read.from_json(json.loads(line)))
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            parser.error(f"--rescore: {path}:{number}: not a real_decks.py --results line ({exc!r})")
+    return reads
+
+
 def rescored(reads: list[Read], model_dir: Path, floor: float) -> dict[str, Any]:
     """:func:`run`'s result from a ``--results`` file's reads, each photo's reads below ``floor`` dropped."""
     info = CardClassifier.load("italian", model_dir, threads=1).info
@@ -263,9 +280,10 @@ def main() -> None:
             parser.error(f"--decks: no such deck {', '.join(unknown)}; known: {', '.join(deck_names())}")
     t = time.monotonic()
     reads: list[Read] = []
+    if args.floor and args.rescore is None:
+        parser.error("--floor: only with --rescore (a run's own floor is the still path's)")
     if args.rescore is not None:
-        result = rescored([Read.from_json(json.loads(line)) for line in args.rescore.read_text().splitlines() if line],
-                          args.model_dir, args.floor)
+        result = rescored(load_reads(args.rescore, parser), args.model_dir, args.floor)
     else:
         result = run(args.model_dir, args.decks, tuple(args.heights), args.crops_only, args.in_frame, reads)
     if args.results is not None:
