@@ -57,6 +57,7 @@ from referee.errors import BadCardError, ConfigError
 from referee.paths import REPO_ROOT, exit_without_shared, shared_dir
 from referee.recognition.game_faces import GameFaces
 from referee.recognition.label_fixes import NO_CARD, LabelFix, load_label_fixes
+from referee.recognition.photo_suits import DEFAULT_SUITS, load_suits
 from referee.recognition.real_crops import TRAINABLE, is_training_photo
 from referee.vision.detect import detect_image
 from referee.vision.finder import CardFinder, FinderConfig
@@ -105,15 +106,30 @@ def triestine(root: Path) -> dict[Path, list[Truth]]:
     return out
 
 
-def pinochle(root: Path) -> dict[Path, list[Truth]]:
+def pinochle(root: Path, suits: bool = True) -> dict[Path, list[Truth]]:
+    """The pinochle labels (rank only), each with the suit read by eye
+    (``benchmarks/data/pinochle_suits.csv``) unless not ``suits``."""
     out: dict[Path, list[Truth]] = defaultdict(list)
     folder = root / "french_pinochle_voc_train"
+    table = load_suits() if suits else {}
     with (folder / "labels.csv").open() as fh:
         for row in csv.DictReader(fh):
             box = tuple(float(row[k]) for k in ("xmin", "ymin", "xmax", "ymax"))
-            truth = Truth(f"{row['canonical_rank']}?", box, raw=row["canonical_rank"])  # type: ignore[arg-type]
+            suit = table.get((row["image"], tuple(int(v) for v in box)))  # type: ignore[arg-type]
+            truth = Truth(f"{row['canonical_rank']}{suit or '?'}", box, raw=row["canonical_rank"])  # type: ignore[arg-type]
             out[folder / "images" / row["image"]].append(truth)
+    if suits:
+        labelled = {(path.name, tuple(int(v) for v in t.box or ())) for path, ts in out.items() for t in ts}
+        stale = sorted(k for k in table if k not in labelled)
+        if stale or len(table) != len(labelled):
+            raise ConfigError(f"photo suits {DEFAULT_SUITS}: does not match the pinochle labels "
+                              f"({len(table)} rows for {len(labelled)} boxes{f'; e.g. {stale[0]}' if stale else ''})")
     return out
+
+
+def pinochle_ranks(root: Path) -> dict[Path, list[Truth]]:
+    """The pinochle labels as published: the rank alone."""
+    return pinochle(root, suits=False)
 
 
 def epfl(root: Path) -> dict[Path, list[Truth]]:
@@ -132,6 +148,9 @@ def epfl(root: Path) -> dict[Path, list[Truth]]:
 
 
 SETS = {"triestine": ("italian", triestine), "pinochle": ("french", pinochle), "epfl": ("french", epfl)}
+#: a set scored a second time on the rank alone (its published labels; the figures before the
+#: suits were read by eye)
+RANK_ONLY = {"pinochle": pinochle_ranks}
 #: the game a set's deck is played with (``referee detect --game``): its faces alone are read and
 #: its copies counted. A pinochle deck is binocolo's (9 to ace, each twice); the Triestine (40
 #: cards) and EPFL (52) decks are their family's whole deck, read with ``--deck`` alone
@@ -442,7 +461,7 @@ def main() -> None:
     exit_without_shared("benchmarks/vision_photos.py", "photos")
     cv2.setNumThreads(1)
     dump = Dump() if args.dump else None
-    print(f"{'set':20} {'photos':>6} {'cards':>6} {'found':>7} {'right':>12} {'precision':>10} {'ms median':>10}"
+    print(f"{'set':26} {'photos':>6} {'cards':>6} {'found':>7} {'right':>12} {'precision':>10} {'ms median':>10}"
           "  false cards per 100 photos: non-card / misread / second box (of them sure)")
     saved: dict[str, list[dict[str, Any]]] = defaultdict(list)
     if args.rescore is not None:
@@ -478,12 +497,15 @@ def main() -> None:
         if fixes:
             every, held = tally(records, fixed, args.finder_only)
             rows += [(f"{name} fixed", every), *([(f"{name}-held fixed", held)] if held.ms else [])]
+        if name in RANK_ONLY and not args.finder_only:
+            every, held = tally(records, with_fixes(RANK_ONLY[name](shared_dir() / "photos"), fixes, family), False)
+            rows += [(f"{name} fixed, rank", every), *([(f"{name}-held fixed, rank", held)] if held.ms else [])]
         for label, t in rows:
             right = "-" if args.finder_only or not t.scored else f"{t.right / t.scored:6.1%} ({t.scored})"
             prec = t.good_detections / t.detections if t.detections else 0.0
             per100 = 100 / max(1, len(t.ms))
             false = " / ".join(f"{t.false[k] * per100:.1f} ({t.false_sure[k] * per100:.1f})" for k in FALSE_KINDS)
-            print(f"{label:20} {len(t.ms):6d} {t.cards:6d} {t.found / max(1, t.cards):7.1%} {right:>12} "
+            print(f"{label:26} {len(t.ms):6d} {t.cards:6d} {t.found / max(1, t.cards):7.1%} {right:>12} "
                   f"{prec:10.1%} {np.median(t.ms) if t.ms else 0:10.1f}  {false}", flush=True)
         if fixes:
             where = ""
@@ -493,6 +515,9 @@ def main() -> None:
                 where = f"; {len(fixes) - on_held} on trained-on photos, {on_held} held out"
             print(f"{name} fixed: the labels with {len(fixes)} fixes checked by eye "
                   f"({fixes_file(name).relative_to(REPO_ROOT)}{where})", flush=True)
+        if name in RANK_ONLY and not args.finder_only:
+            print(f"{name}: a read is right when its rank and suit are (the suits read by eye: "
+                  f"{DEFAULT_SUITS.relative_to(REPO_ROOT)}); ', rank': on the rank alone, as the labels give it", flush=True)
     if dump is not None and args.dump is not None:
         dump.save(args.dump)
     if args.results is not None:

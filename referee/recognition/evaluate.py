@@ -14,6 +14,7 @@ from referee.recognition.classifier import CardClassifier
 from referee.recognition.dataset import SynthSet
 from referee.recognition.metrics import summarise
 from referee.recognition.photo_review import PhotoReview
+from referee.recognition.photo_suits import with_suits_if_known
 from referee.recognition.photos import PhotoCard, crop, photo_cards
 from referee.recognition.real_crops import TRAINABLE, seen_at, training_names
 
@@ -77,7 +78,7 @@ def on_photos(clf: CardClassifier, family: str, root: Path | None = None,
     ``review``, also on the boxes that meet the input contract (``"in_contract"``), and, for each
     of ``heights``, on those boxes (the held-out half where a ``--real-photos`` run trains on
     the other) seen as the box's camera would see them (``"in_contract_at_height"``)."""
-    cards = photo_cards(family, root)
+    cards = with_suits_if_known(photo_cards(family, root))  # pinochle: the suits read by eye
     if not cards:
         return {"n": 0}
     cache: dict[Path, Any] = {}
