@@ -50,9 +50,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--real-decks", nargs="+", metavar="DECK",
                       help="italian only, with --real-photos: train on the photos of these real Napoletane decks "
                            "(CC BY 4.0; e.g. deck01 deck02), the others stay unseen (referee/recognition/real_decks.py)")
-    what.add_argument("--real-suits", action="store_true",
-                      help="french only, with --real-photos: label the pinochle boxes by rank and the suit read by eye "
-                           "(benchmarks/data/pinochle_suits.csv) instead of by rank only")
     what.add_argument("--holdout", nargs="*", metavar="PRINT",
                       help="prints held out for validation, e.g. omerkel_scopa_commons/napoletane (default: the model "
                            "card's; give none to train on everything)")

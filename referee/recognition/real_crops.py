@@ -99,10 +99,8 @@ def support_classes(ranks: Sequence[str], labels: Sequence[str]) -> BoolArray:
     return np.array([code == BACK or code[:-1] in set(ranks) for code in labels], bool)
 
 
-def training_cards(family: str, root: Path | None = None, review: PhotoReview | None = None,
-                   suits: bool = False) -> list[tuple[PhotoCard, str]]:
-    """(box, rank) of every in-contract box on the training side for ``family``; with ``suits``,
-    each box carries the suit read by eye (:mod:`~referee.recognition.photo_suits`)."""
+def training_cards(family: str, root: Path | None = None, review: PhotoReview | None = None) -> list[tuple[PhotoCard, str]]:
+    """(box, rank) of every in-contract box on the training side for ``family``."""
     if family not in TRAINABLE:
         raise ConfigError(f"--real-photos: no real photos that may be trained on for the {family!r} deck "
                           f"(only {', '.join(TRAINABLE)}: the other photo sets state no licence)")
@@ -111,19 +109,14 @@ def training_cards(family: str, root: Path | None = None, review: PhotoReview | 
     if not cards:
         where = (root / "photos" / TRAINABLE[family]) if root is not None else TRAINABLE[family]
         raise ConfigError(f"--real-photos: no labelled photos found in {where}")
-    if suits:
-        from referee.recognition.photo_suits import with_suits
-
-        cards = with_suits(cards)
     train, _ = split_cards(cards)
     return [(c, review.rank(c)) for c in train if review.in_contract(c)]
 
 
 def build_real_set(family: str, labels: Sequence[str], size: tuple[int, int], seed: int,
-                   root: Path | None = None, variants: int = VARIANTS, suits: bool = False) -> RealSet:
-    """The training side's crops, each as ``variants`` seeded copies at ``size`` (W, H); with
-    ``suits``, labelled by rank and the suit read by eye (else by rank only)."""
-    chosen = training_cards(family, root, suits=suits)
+                   root: Path | None = None, variants: int = VARIANTS) -> RealSet:
+    """The training side's crops, each as ``variants`` seeded copies at ``size`` (W, H)."""
+    chosen = training_cards(family, root)
     cache: dict[Path, U8] = {}
     images: list[U8] = []
     allowed: list[BoolArray] = []

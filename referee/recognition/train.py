@@ -74,7 +74,6 @@ def train(options: TrainOptions) -> Path:
         plan["real_photos"] = {"set": TRAINABLE[deck], "share": options.real_photos,
                                "block": BLOCK, "photos": real.photos, "crops": real.crops,
                                "variants": len(real) // max(1, real.crops),
-                               **({"suits": True} if options.real_suits else {}),
                                "given": [code for code, keep in zip(RECOGNISER_LABELS[deck], real.support, strict=True) if keep]}
         t1, cpu1 = time.monotonic(), _cpu_s()
 
@@ -190,9 +189,8 @@ def _real_set(options: TrainOptions, log: _Logger) -> RealSet | None:
         return real
     from referee.recognition.real_crops import build_real_set
 
-    real = build_real_set(deck, RECOGNISER_LABELS[deck], INPUT_SIZE, options.seed + 700, root, suits=options.real_suits)
-    log(f"real crops: {real.crops} boxes from {real.photos} photos, {len(real)} copies ({options.real_per_batch} a batch)"
-        + (", labelled with their suits" if options.real_suits else ", labelled by rank"))
+    real = build_real_set(deck, RECOGNISER_LABELS[deck], INPUT_SIZE, options.seed + 700, root)
+    log(f"real crops: {real.crops} boxes from {real.photos} photos, {len(real)} copies ({options.real_per_batch} a batch)")
     return real
 
 

@@ -55,9 +55,6 @@ class TrainOptions:
     real_photos: float = 0.0
     #: italian, with ``real_photos``: the real Napoletane decks trained on
     real_decks: tuple[str, ...] = ()
-    #: french, with ``real_photos``: the pinochle boxes are labelled by rank and the suit read by
-    #: eye (benchmarks/data/pinochle_suits.csv), not by rank only
-    real_suits: bool = False
     #: prints held out for validation (None: the model card's; empty: train on everything)
     holdout: tuple[str, ...] | None = None
     val_per_face: int = 24
@@ -113,12 +110,7 @@ class TrainOptions:
         if self.real_photos == 0:
             if self.real_decks:
                 raise ConfigError("--real-decks: needs --real-photos SHARE (the share of the batch)")
-            if self.real_suits:
-                raise ConfigError("--real-suits: needs --real-photos SHARE (the share of the batch)")
             return
-        if self.real_suits and self.deck != "french":
-            raise ConfigError("--real-suits: french only (the pinochle photos' suits; the real Napoletane decks' "
-                              "labels name the whole card already)")
         if not 0 < self.real_photos < 1:
             raise ConfigError(f"--real-photos {self.real_photos}: expected a share of the batch in 0-1")
         if (self.deck == "italian") != bool(self.real_decks):

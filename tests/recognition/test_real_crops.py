@@ -86,25 +86,6 @@ def test_the_real_set_holds_seeded_copies_at_the_input_size(photo_root: Path) ->
         [f"{r}{s}" for r in PINOCHLE_RANKS for s in "CDHS"] + ["back"])
 
 
-def test_with_real_suits_each_copy_may_be_its_one_card(photo_root: Path, tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
-    from referee.recognition import photo_suits
-
-    suits = tmp_path / "suits.csv"
-    rows = [f"{c.image.name},{','.join(map(str, c.box))},{'CDHS'[i % 4] if i % 9 else '?'},S"
-            for i, c in enumerate(photo_cards("french", photo_root))]
-    suits.write_text(",".join(photo_suits.COLUMNS) + "\n" + "\n".join(rows) + "\n")
-    monkeypatch.setattr(photo_suits, "DEFAULT_SUITS", suits)
-    plain = build_real_set("french", FRENCH, (64, 96), seed=3, root=photo_root, variants=2)
-    suited = build_real_set("french", FRENCH, (64, 96), seed=3, root=photo_root, variants=2, suits=True)
-    assert np.array_equal(plain.images, suited.images)  # the same crops, only their labels narrow
-    chosen = training_cards("french", photo_root, suits=True)
-    for k, (c, rank) in enumerate(chosen):
-        allowed = [FRENCH[i] for i in np.flatnonzero(suited.allowed[2 * k])]
-        assert allowed == ([f"{rank}{c.suit}"] if c.suit else [f"{rank}{s}" for s in "CDHS"])
-    assert any(c.suit is None for c, _ in chosen) and any(c.suit for c, _ in chosen)
-
-
 def test_real_loss_is_the_likelihood_of_the_allowed_classes() -> None:
     torch = pytest.importorskip("torch")
     from referee.recognition.train import real_loss
