@@ -4,8 +4,9 @@
 real French figure scored the rank alone, and a model trained on those crops was free to read a
 real club as a spade: the committed French model read 13 of the 527 boxes' clubs as spades
 (the CSV's header says how the suits were read). :func:`with_suits` gives each box its suit;
-the benchmarks score real cards by rank and suit with it, and a recipe with ``real_suits`` trains
-on it. A box the CSV marks ``?`` shows no suit and stays rank-only.
+the benchmarks score real cards by rank and suit with it. (Training on the suits, candidate s34,
+was tried and not adopted: docs/lab/2026-12-02-pinochle-suits.md.) A box the CSV marks ``?``
+shows no suit and stays rank-only.
 """
 
 from __future__ import annotations

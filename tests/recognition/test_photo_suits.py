@@ -1,6 +1,6 @@
 """The suits read by eye for the real pinochle boxes: the committed file loads and covers every
-labelled box, a bad or stale row is named by file and line, and training with ``real_suits``
-narrows a box's classes from its rank's four to its one card."""
+labelled box, a bad or stale row is named by file and line, and a box's suit narrows its classes
+from its rank's four to its one card."""
 
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ from referee.recognition.photo_suits import (
 )
 from referee.recognition.photos import PhotoCard, photo_cards
 from referee.recognition.real_crops import allowed_classes
-from referee.recognition.train_options import TrainOptions
 
 HEADER = ",".join(COLUMNS)
 FRENCH = RECOGNISER_LABELS["french"]
@@ -90,14 +89,6 @@ def test_a_suit_narrows_the_allowed_classes_to_one_card(tmp_path: Path) -> None:
     (suited,) = with_suits([plain], path=path)
     assert [FRENCH[i] for i in allowed_classes(plain, "A", FRENCH).nonzero()[0]] == ["AC", "AD", "AH", "AS"]
     assert [FRENCH[i] for i in allowed_classes(suited, "A", FRENCH).nonzero()[0]] == ["AC"]
-
-
-def test_real_suits_needs_the_french_real_photos() -> None:
-    assert TrainOptions(deck="french", real_photos=0.04, real_suits=True).real_suits
-    with pytest.raises(ConfigError, match="--real-suits: needs --real-photos"):
-        TrainOptions(deck="french", real_suits=True)
-    with pytest.raises(ConfigError, match="--real-suits: french only"):
-        TrainOptions(deck="italian", real_photos=0.04, real_decks=("deck01",), real_suits=True)
 
 
 def test_a_stand_in_for_the_photos_stays_rank_only_but_a_half_matching_file_is_stale(tmp_path: Path) -> None:
