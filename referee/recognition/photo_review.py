@@ -11,7 +11,6 @@ and box; a box it does not list meets the contract.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +18,7 @@ from pathlib import Path
 from referee.cards import FRENCH_RANKS, ITALIAN_RANKS
 from referee.errors import ConfigError
 from referee.paths import REPO_ROOT
+from referee.recognition.commented_csv import csv_rows
 from referee.recognition.photos import PhotoCard
 
 DEFAULT_REVIEW = REPO_ROOT / "benchmarks" / "data" / "photo_review.csv"
@@ -61,14 +61,7 @@ def load_review(path: Path = DEFAULT_REVIEW) -> PhotoReview:
     outside: dict[Key, str] = {}
     ranks: dict[Key, str] = {}
     first_line: dict[tuple[str, Key], int] = {}  # (verdict, box) -> the line that gave it
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"photo review {path}: cannot read: {exc}") from exc
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.startswith("#")]
-    if not lines or tuple(h.strip() for h in lines[0][1].split(",")) != COLUMNS:
-        raise ConfigError(f"photo review {path}: header must be {','.join(COLUMNS)}")
-    for (n, _), row in zip(lines[1:], csv.DictReader(line for _, line in lines), strict=True):
+    for n, row in csv_rows(path, COLUMNS, "photo review"):
         where = f"photo review {path}, line {n}"
         try:
             box = (int(row["xmin"]), int(row["ymin"]), int(row["xmax"]), int(row["ymax"]))

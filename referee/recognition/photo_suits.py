@@ -11,13 +11,13 @@ shows no suit and stays rank-only.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
 from referee.errors import ConfigError
 from referee.paths import REPO_ROOT
+from referee.recognition.commented_csv import csv_rows
 from referee.recognition.photos import PhotoCard
 
 DEFAULT_SUITS = REPO_ROOT / "benchmarks" / "data" / "pinochle_suits.csv"
@@ -32,15 +32,8 @@ def load_suits(path: Path | None = None) -> dict[Key, str | None]:
     """(image, box) -> suit (None for ``?``) from ``path`` (default :data:`DEFAULT_SUITS`); errors
     name the file and line."""
     path = DEFAULT_SUITS if path is None else path
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"photo suits {path}: cannot read: {exc}") from exc
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.startswith("#")]
-    if not lines or tuple(h.strip() for h in lines[0][1].split(",")) != COLUMNS:
-        raise ConfigError(f"photo suits {path}: header must be {','.join(COLUMNS)}")
     out: dict[Key, str | None] = {}
-    for (n, _), row in zip(lines[1:], csv.DictReader(line for _, line in lines), strict=True):
+    for n, row in csv_rows(path, COLUMNS, "photo suits"):
         where = f"photo suits {path}, line {n}"
         try:
             box = (int(row["xmin"]), int(row["ymin"]), int(row["xmax"]), int(row["ymax"]))

@@ -15,7 +15,6 @@ about a deck it never saw (the published work on this data splits by deck too).
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ import numpy.typing as npt
 from referee.cards import RECOGNISER_LABELS
 from referee.errors import ConfigError
 from referee.paths import REPO_ROOT, shared_dir
+from referee.recognition.commented_csv import csv_rows
 from referee.recognition.photos import read_photo
 from referee.recognition.rectify import warp_portrait
 
@@ -59,29 +59,13 @@ def photos_folder(root: Path | None = None) -> Path:
     return (root if root is not None else shared_dir()) / "photos" / SET
 
 
-def _csv_rows(path: Path, columns: Sequence[str], what: str) -> list[tuple[int, dict[str, str]]]:
-    """(line number, row) of a CSV whose ``#`` lines are comments; errors name the file and line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{what} {path}: cannot read: {exc}") from exc
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip() and not line.startswith("#")]
-    if not lines or tuple(h.strip() for h in lines[0][1].split(",")) != tuple(columns):
-        raise ConfigError(f"{what} {path}: header must be {','.join(columns)}")
-    rows = list(csv.DictReader(line for _, line in lines))
-    for (n, _), row in zip(lines[1:], rows, strict=True):
-        if None in row or any(v is None for v in row.values()):
-            raise ConfigError(f"{what} {path}, line {n}: expected {len(columns)} fields")
-    return [(n, row) for (n, _), row in zip(lines[1:], rows, strict=True)]
-
-
 def read_labels(folder: Path) -> dict[str, tuple[str, str]]:
     """``file -> (card, deck)`` from the set's ``labels.csv``, each row checked against its file
     name (``<deck>/<card>.jpg``) and the Italian deck's cards."""
     path = folder / "labels.csv"
     cards = set(RECOGNISER_LABELS["italian"]) - {"back"}
     out: dict[str, tuple[str, str]] = {}
-    for n, row in _csv_rows(path, LABEL_COLUMNS, "photo labels"):
+    for n, row in csv_rows(path, LABEL_COLUMNS, "photo labels"):
         where = f"photo labels {path}, line {n}"
         name, card, deck = row["file"], row["card"], row["deck"]
         if card not in cards:
@@ -99,7 +83,7 @@ def read_labels(folder: Path) -> dict[str, tuple[str, str]]:
 def read_quads(path: Path, labels: dict[str, tuple[str, str]]) -> dict[str, tuple[F32 | None, str, str]]:
     """``file -> (quad or None, method, note)``; every labelled photo must have exactly one row."""
     out: dict[str, tuple[F32 | None, str, str]] = {}
-    for n, row in _csv_rows(path, QUAD_COLUMNS, "card quads"):
+    for n, row in csv_rows(path, QUAD_COLUMNS, "card quads"):
         where = f"card quads {path}, line {n}"
         name, method = row["file"], row["method"]
         if name not in labels:
