@@ -57,7 +57,8 @@ from referee.errors import BadCardError, ConfigError
 from referee.paths import REPO_ROOT, exit_without_shared, shared_dir
 from referee.recognition.game_faces import GameFaces
 from referee.recognition.label_fixes import NO_CARD, LabelFix, load_label_fixes
-from referee.recognition.photo_suits import DEFAULT_SUITS, load_suits
+from referee.recognition.photo_suits import DEFAULT_SUITS, with_suits
+from referee.recognition.photos import photo_cards
 from referee.recognition.real_crops import TRAINABLE, is_training_photo
 from referee.vision.detect import detect_image
 from referee.vision.finder import CardFinder, FinderConfig
@@ -108,22 +109,17 @@ def triestine(root: Path) -> dict[Path, list[Truth]]:
 
 def pinochle(root: Path, suits: bool = True) -> dict[Path, list[Truth]]:
     """The pinochle labels (rank only), each with the suit read by eye
-    (``benchmarks/data/pinochle_suits.csv``) unless not ``suits``."""
+    (``benchmarks/data/pinochle_suits.csv``, matched and checked by
+    :func:`~referee.recognition.photo_suits.with_suits`) unless not ``suits``."""
     out: dict[Path, list[Truth]] = defaultdict(list)
     folder = root / "french_pinochle_voc_train"
-    table = load_suits() if suits else {}
+    table = {(c.image.name, c.box): c.suit for c in with_suits(photo_cards("french", root.parent))} if suits else {}
     with (folder / "labels.csv").open() as fh:
         for row in csv.DictReader(fh):
             box = tuple(float(row[k]) for k in ("xmin", "ymin", "xmax", "ymax"))
             suit = table.get((row["image"], tuple(int(v) for v in box)))  # type: ignore[arg-type]
             truth = Truth(f"{row['canonical_rank']}{suit or '?'}", box, raw=row["canonical_rank"])  # type: ignore[arg-type]
             out[folder / "images" / row["image"]].append(truth)
-    if suits:
-        labelled = {(path.name, tuple(int(v) for v in t.box or ())) for path, ts in out.items() for t in ts}
-        stale = sorted(k for k in table if k not in labelled)
-        if stale or len(table) != len(labelled):
-            raise ConfigError(f"photo suits {DEFAULT_SUITS}: does not match the pinochle labels "
-                              f"({len(table)} rows for {len(labelled)} boxes{f'; e.g. {stale[0]}' if stale else ''})")
     return out
 
 

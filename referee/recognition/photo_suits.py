@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from referee.cards import FRENCH_SUITS
 from referee.errors import ConfigError
 from referee.paths import REPO_ROOT
 from referee.recognition.commented_csv import csv_rows
@@ -23,7 +24,7 @@ from referee.recognition.photos import PhotoCard
 DEFAULT_SUITS = REPO_ROOT / "benchmarks" / "data" / "pinochle_suits.csv"
 SOURCE = "french_pinochle_voc_train"
 COLUMNS = ("image", "xmin", "ymin", "xmax", "ymax", "suit", "proposed")
-SUITS = ("C", "D", "H", "S")
+SUITS = FRENCH_SUITS
 
 Key = tuple[str, tuple[int, int, int, int]]
 
