@@ -20,7 +20,6 @@ import numpy.typing as npt
 from referee.cards import BACK, deck_family
 from referee.errors import ConfigError, ModelError
 from referee.paths import models_dir
-from referee.recognition.ace_pips import AcePips
 from referee.recognition.enrollment import Enrollment, unit_rows
 from referee.recognition.game_faces import GameFaces
 from referee.recognition.model_info import ModelInfo, model_paths, sha256_file
@@ -61,7 +60,7 @@ class CardClassifier:
     def __init__(self, session: object, info: ModelInfo, enrollment: Enrollment | None = None,
                  top_k: int = 5, model_path: Path | None = None, views: Sequence[str] = (),
                  model_sha256: str | None = None, sureness: Sureness | None = None,
-                 game: GameFaces | None = None, ace_pips: AcePips | None = None) -> None:
+                 game: GameFaces | None = None) -> None:
         self._session = session
         #: the game whose faces alone are read (:mod:`referee.recognition.game_faces`); None:
         #: every face of the family
@@ -72,9 +71,6 @@ class CardClassifier:
         #: each crop is read in several views (a single photo; the live loop reads once and
         #: confirms a card over several frames instead)
         self.sureness = sureness
-        #: the rule that reads an ace of spades whose pip has a club's notches as the ace of
-        #: clubs (:mod:`referee.recognition.ace_pips`), on every read
-        self.ace_pips = ace_pips
         self._model_sha256 = model_sha256
         self.views = check_views(views, "views")
         self.info = info
@@ -116,8 +112,7 @@ class CardClassifier:
         if views is None:
             views = info.views if enrollment is None else LIVE_VIEWS
         sureness = Sureness.from_info(info.extra, json_path)
-        ace_pips = AcePips.from_info(info.extra, json_path)
-        clf = cls(session, info, None, top_k, onnx_path, views, info.onnx_sha256, sureness, game, ace_pips)
+        clf = cls(session, info, None, top_k, onnx_path, views, info.onnx_sha256, sureness, game)
         if enrollment is not None:
             try:
                 enrollment.check_compatible(info, clf.model_sha256)
@@ -190,11 +185,6 @@ class CardClassifier:
         # before the sureness rule: its share of 'back' is a share of what this game's deck can be
         if self.game is not None and len(probs):
             probs = self.game.restrict(probs, self.labels)
-        # not over an enrolled deck: its own aces' prototypes already tell them apart
-        if self.ace_pips is not None and self.enrollment is None and len(probs):
-            w, h = self.input_size
-            probs = self.ace_pips.apply(probs, [c if c.shape[:2] == (h, w) else resize_crop(c, (w, h)) for c in crops],
-                                        self.labels)
         if self.sureness is not None and reads(self.views) > 1 and len(probs):
             probs = self.sureness.apply(probs, self.labels)
         return probs
