@@ -19,6 +19,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
+import cv2
 import numpy as np
 import pytest
 
@@ -94,8 +95,6 @@ def test_the_recipe_renders_the_same_bytes_as_when_its_model_was_trained(
     for family, sets, _, seed, kw in asked[:2]:  # training and table-style; validation renders plain
         data = render_set(family, sets[:1], 1, seed, back_count=16, workers=1, **kw)
         digests.append(hashlib.sha256(data.images.tobytes() + data.labels.tobytes() + data.set_ids.tobytes()).hexdigest())
-    import cv2
-
     assert tuple(digests) == DIGESTS[deck], (
         f"rendered with OpenCV {cv2.__version__} and numpy {np.__version__}; the digests were taken with"
         f" the builds pinned in pyproject's train extra")
