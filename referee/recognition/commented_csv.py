@@ -25,3 +25,11 @@ def csv_rows(path: Path, columns: Sequence[str], what: str) -> list[tuple[int, d
         if None in row or any(v is None for v in row.values()):
             raise ConfigError(f"{what} {path}, line {n}: expected {len(columns)} fields")
     return [(n, row) for (n, _), row in zip(lines[1:], rows, strict=True)]
+
+
+def int_box(row: dict[str, str], where: str) -> tuple[int, int, int, int]:
+    """The row's ``xmin, ymin, xmax, ymax`` as integers; ``where`` (file and line) names a bad one."""
+    try:
+        return int(row["xmin"]), int(row["ymin"]), int(row["xmax"]), int(row["ymax"])
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"{where}: box must be four integers: {exc}") from exc

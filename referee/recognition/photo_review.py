@@ -18,7 +18,7 @@ from pathlib import Path
 from referee.cards import FRENCH_RANKS, ITALIAN_RANKS
 from referee.errors import ConfigError
 from referee.paths import REPO_ROOT
-from referee.recognition.commented_csv import csv_rows
+from referee.recognition.commented_csv import csv_rows, int_box
 from referee.recognition.photos import PhotoCard
 
 DEFAULT_REVIEW = REPO_ROOT / "benchmarks" / "data" / "photo_review.csv"
@@ -63,10 +63,7 @@ def load_review(path: Path = DEFAULT_REVIEW) -> PhotoReview:
     first_line: dict[tuple[str, Key], int] = {}  # (verdict, box) -> the line that gave it
     for n, row in csv_rows(path, COLUMNS, "photo review"):
         where = f"photo review {path}, line {n}"
-        try:
-            box = (int(row["xmin"]), int(row["ymin"]), int(row["xmax"]), int(row["ymax"]))
-        except (TypeError, ValueError) as exc:
-            raise ConfigError(f"{where}: box must be four integers: {exc}") from exc
+        box = int_box(row, where)
         key: Key = (row["source"], row["image"], box)
         verdict, value = row["verdict"], row["value"]
         if (verdict, key) in first_line:

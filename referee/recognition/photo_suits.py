@@ -18,7 +18,7 @@ from pathlib import Path
 from referee.cards import FRENCH_SUITS
 from referee.errors import ConfigError
 from referee.paths import REPO_ROOT
-from referee.recognition.commented_csv import csv_rows
+from referee.recognition.commented_csv import csv_rows, int_box
 from referee.recognition.photos import PhotoCard
 
 DEFAULT_SUITS = REPO_ROOT / "benchmarks" / "data" / "pinochle_suits.csv"
@@ -36,10 +36,7 @@ def load_suits(path: Path | None = None) -> dict[Key, str | None]:
     out: dict[Key, str | None] = {}
     for n, row in csv_rows(path, COLUMNS, "photo suits"):
         where = f"photo suits {path}, line {n}"
-        try:
-            box = (int(row["xmin"]), int(row["ymin"]), int(row["xmax"]), int(row["ymax"]))
-        except (TypeError, ValueError) as exc:
-            raise ConfigError(f"{where}: box must be four integers: {exc}") from exc
+        box = int_box(row, where)
         suit = (row["suit"] or "").strip()
         if suit not in (*SUITS, "?"):
             raise ConfigError(f"{where}: suit {suit!r}: expected one of {', '.join(SUITS)} or ?")
