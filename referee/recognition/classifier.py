@@ -122,6 +122,12 @@ class CardClassifier:
         return clf
 
     @property
+    def still_floor(self) -> dict[str, float]:
+        """Per card, the probability a single photo's read of it needs to count as a card (the
+        model JSON's ``"still_floor"``); none with an enrollment, whose reads are its prototypes'."""
+        return {} if self.enrollment is not None else self.info.still_floor
+
+    @property
     def model_sha256(self) -> str:
         """sha256 of the ONNX graph actually loaded (enrollments are tied to it)."""
         if self._model_sha256 is None:

@@ -50,6 +50,14 @@ class ModelInfo:
         the JSON's ``"views"``, checked at load; none by default)."""
         return check_views(self.extra.get("views", []), "views")
 
+    @property
+    def still_floor(self) -> dict[str, float]:
+        """Per card, how sure a single photo's read of it must be to count as a card (the JSON's
+        ``"still_floor"``, checked at load; none by default). A class the model gives whatever it
+        does not know (the French model: ``AS``, a big dark shape on light paper) reads non-cards
+        surely, where its right reads are surer still (models/HISTORY.md, 2 Dec)."""
+        return {str(k): float(v) for k, v in self.extra.get("still_floor", {}).items()}
+
     def to_json(self) -> str:
         data = {
             "deck": self.deck,
@@ -116,6 +124,14 @@ class ModelInfo:
             check_views(self.extra.get("views", []), "views")
         except ValueError:
             raise bad("views", f"a list of distinct view names out of {', '.join(VIEWS)}", self.extra["views"]) from None
+        floor = self.extra.get("still_floor", {})
+        if not isinstance(floor, dict):
+            raise bad("still_floor", "an object of card -> probability", floor)
+        for card, value in floor.items():
+            if card not in self.labels or card == "back":
+                raise bad(f"still_floor.{card}", f"a card of the {self.deck} recogniser", card)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value < 1.0:
+                raise bad(f"still_floor.{card}", "a probability between 0 and 1", value)
         if not SHA256_HEX.fullmatch(self.onnx_sha256):
             raise bad("onnx_sha256", "64 lowercase hex digits (the sha256 of the .onnx file)", self.onnx_sha256)
 

@@ -149,10 +149,17 @@ class FramePipeline:
         """One photo with no history (``referee detect``): the card size is unknown, so
         read it from the cards the recogniser is sure of and look again at that size; with no
         sure card, also try the larger cards of a close-up photo. No card more times than the
-        deck holds it (:func:`~referee.vision.one_reading.at_most_copies`), and none less sure
-        than :attr:`still_keep_confidence`."""
+        deck holds it (:func:`~referee.vision.one_reading.at_most_copies`), none less sure
+        than :attr:`still_keep_confidence`, and none less sure than the model's floor for its card
+        (``CardClassifier.still_floor``)."""
         found = at_most_copies(self._still_looks(image, sure), self.copies)
-        return found[found.confidence >= self.still_keep_confidence]
+        found = found[found.confidence >= self.still_keep_confidence]
+        # the model's own floors (CardClassifier.still_floor); a test's fake recogniser has none
+        floors: dict[str, float] = getattr(self.classifier, "still_floor", {})
+        if floors and len(found):
+            keep = np.array([c >= floors.get(card, 0.0) for card, c in zip(found.card, found.confidence, strict=True)])
+            found = found[keep]
+        return found
 
     def _still_looks(self, image: Image, sure: float) -> Detections:
         """:meth:`process_still`'s looks, the first that reads a card surely."""
