@@ -4,7 +4,7 @@
     .venv/bin/referee train --recipe build/lab/pp/recipe.toml --out build/lab/pp/model --shared build/shared_plus
 
 Why: through ``referee detect`` on the pinochle photos, 18 of the 36 false cards are read ``AS``
-and 10 ``10S`` (docs/lab/2026-12-02-procedural-pips.md), and held-out Knoll reads ``AC->AS`` and
+and 10 ``10S`` (docs/lab/2026-12-02-as-floor.md), and held-out Knoll reads ``AC->AS`` and
 ``10C->10S``. Among the seven French training prints the only aces with a large central pip are
 spades (Kennard's), and each print draws one club and one spade, so the model has learnt a big
 black shape as the ace of spades and a black suit from a few drawings.
@@ -18,6 +18,9 @@ corner index is drawn top left and turned bottom right. Courts are not drawn: th
 pips. The overlay links every other entry of ``../shared`` (and every print folder of its
 ``faces``), so ``referee train --shared <overlay>`` trains on the shared prints plus these, and
 reads the real photos as before. Nothing is written to ``../shared``.
+
+Result (docs/lab/2026-12-03-procedural-pips.md): trained in full, the candidate moved the bias
+from the ace to the tens and lost Milanesi's courts; not adopted.
 """
 
 from __future__ import annotations
