@@ -13,18 +13,17 @@ kind seen at each quad centre over all of a photo's finds ("~kind": the nearest 
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import vision_photos
 
-from referee.vision.detections import FloatArray, Image
+from referee.vision import detect
+from referee.vision.detections import Detections, FloatArray, Image
 from referee.vision.finder.card_finder import CardFinder
 from referee.vision.pipeline import FramePipeline
 
@@ -52,26 +51,30 @@ def kind_at(quad: Any) -> str:
     return "?"
 
 
-def detect_image(pipeline: FramePipeline, image: Image, max_width: int = 1280) -> dict[str, Any]:
-    """``referee.vision.detect.detect_image`` with each card's ``"kind"``."""
+#: the kinds of the last ``process_still``'s detections, in their order
+LAST: list[str] = []
+_process_still = FramePipeline.process_still
+_detect_image = detect.detect_image
+
+
+def _recording_process_still(self: FramePipeline, image: Image, sure: float = 0.8) -> Detections:
     SEEN.clear()
-    start = time.perf_counter()
-    scale = min(1.0, max_width / image.shape[1])
-    small = image
-    if scale != 1.0:
-        small = np.asarray(cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8)
-    dets = pipeline.process_still(small)
-    kinds = [kind_at(q) for q in dets.quad]
-    if scale != 1.0 and len(dets):
-        dets = type(dets)(quad=(dets.quad / np.float32(scale)).astype(np.float32), group=dets.group,
-                          card=dets.card, confidence=dets.confidence, top=dets.top)
-    cards = dets.to_json()
-    for card, kind in zip(cards, kinds, strict=True):
+    found = _process_still(self, image, sure)
+    LAST[:] = [kind_at(q) for q in found.quad]
+    return found
+
+
+def detect_image(pipeline: FramePipeline, image: Image, max_width: int = 1280) -> dict[str, Any]:
+    """``referee.vision.detect.detect_image`` with each card's ``"kind"`` (its cards are
+    ``process_still``'s detections, in their order)."""
+    result = _detect_image(pipeline, image, max_width)
+    for card, kind in zip(result["cards"], LAST, strict=True):
         card["kind"] = kind
-    return {"cards": cards, "ms": round((time.perf_counter() - start) * 1000, 1)}
+    return result
 
 
 if __name__ == "__main__":
     CardFinder.find = _recording_find  # type: ignore[method-assign]
+    FramePipeline.process_still = _recording_process_still  # type: ignore[method-assign]
     setattr(vision_photos, "detect_image", detect_image)  # noqa: B010 (vision_photos calls it by this name)
     vision_photos.main()
