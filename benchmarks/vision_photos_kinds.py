@@ -32,7 +32,7 @@ SEEN: dict[tuple[int, int], str] = {}
 _find = CardFinder.find
 
 
-def _recording_find(self: CardFinder, image: Image, focus: FloatArray | None = None, cut: bool = True) -> Any:
+def _recording_find(self: CardFinder, image: Image, focus: FloatArray | None = None, cut: bool = True) -> Detections:
     found = _find(self, image, focus, cut)
     for key, kind in self.last_kinds.items():
         SEEN.setdefault(key, kind)
