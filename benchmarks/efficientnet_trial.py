@@ -260,31 +260,13 @@ def training_crops(cache: Path, deck: str = "italian") -> tuple[U8, npt.NDArray[
     return np.concatenate(images), np.concatenate(labels), sorted(prints)
 
 
-def augment(images: U8, rng: np.random.Generator) -> object:
-    """uint8 BGR NHWC -> normalised RGB NCHW, with ``referee train``'s on-line augmentation (both
-    180-degree orientations, gain/offset, a few pixels of shift)."""
-    import torch
-
-    from referee.recognition.preprocess import MEAN, STD
-
-    x = torch.from_numpy(images[..., ::-1].copy()).permute(0, 3, 1, 2).float().div_(255.0)
-    n = x.shape[0]
-    flip = torch.from_numpy(rng.random(n) < 0.5)
-    x[flip] = x[flip].flip(2, 3)
-    gain = torch.from_numpy(rng.uniform(0.8, 1.2, (n, 1, 1, 1)).astype(np.float32))
-    bias = torch.from_numpy(rng.uniform(-0.08, 0.08, (n, 1, 1, 1)).astype(np.float32))
-    x = (x * gain + bias).clamp_(0.0, 1.0)
-    dx, dy = (int(v) for v in rng.integers(-3, 4, 2))
-    return (torch.roll(x, shifts=(dy, dx), dims=(2, 3)) - MEAN) / STD
-
-
 def finetune(variant: str, minutes: float, out: Path, decks: Sequence[str], batch: int, real_per_batch: int,
              lr: float, cache: Path, deck: str = "italian", threads: int = 1) -> None:
     import torch
 
     from referee.recognition.export import export as export_model
     from referee.recognition.real_crops import build_deck_set, build_real_set
-    from referee.recognition.train import real_loss
+    from referee.recognition.train import real_loss, to_batch
 
     torch.manual_seed(0)
     torch.set_num_threads(threads)
@@ -313,7 +295,7 @@ def finetune(variant: str, minutes: float, out: Path, decks: Sequence[str], batc
             g["lr"] = rate
         idx = rng.integers(0, len(labels), batch)
         ridx = rng.integers(0, len(real), real_per_batch)
-        x = augment(np.concatenate([images[idx], real.images[ridx]]), rng)
+        x = to_batch(np.concatenate([images[idx], real.images[ridx]]), rng)  # referee train's augmentation
         y = torch.from_numpy(labels[idx])
         out_logits, _ = model(x)  # type: ignore[operator]
         logits = out_logits[:batch]
