@@ -27,7 +27,7 @@ from onnx import compose, helper
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from referee.recognition.model_info import ModelInfo, model_paths, sha256_file  # noqa: E402
+from referee.recognition.model_info import ModelInfo, model_paths, sha256_file
 
 
 def merge(members: list[Path], deck: str, out: Path) -> Path:
