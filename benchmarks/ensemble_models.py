@@ -3,7 +3,7 @@
     python benchmarks/ensemble_models.py --deck french --out build/lab/ens models build/lab/seed1/model
 
 Each member's logits are divided by its own temperature inside the merged graph and averaged, so
-the merged JSON carries temperature 1; the embeddings (each L2-normalised by its member) are set
+the merged JSON carries temperature 1; the embeddings are set
 side by side, so an enrolment made with any member does not fit the merged model (its sha256
 differs, and :mod:`referee.recognition.enrollment` refuses it). Everything else in the JSON
 (``views``, ``sureness``, ``still_floor``, ``training``) is the first member's, and ``ensemble``
@@ -23,17 +23,19 @@ import sys
 from pathlib import Path
 
 import onnx
+from google.protobuf.message import DecodeError
 from onnx import compose, helper
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from referee.errors import ModelError
 from referee.recognition.model_info import ModelInfo, model_paths, sha256_file
 
 
 def merge(members: list[Path], deck: str, out: Path) -> Path:
     """Write ``out/<deck>.onnx`` and ``out/<deck>.json``; returns the graph's path."""
     infos = [ModelInfo.load(model_paths(deck, d)[1], deck) for d in members]
-    graphs = [onnx.load(str(model_paths(deck, d)[0])) for d in members]
+    graphs = [_load_graph(model_paths(deck, d)[0]) for d in members]
     merged: onnx.ModelProto | None = None
     for i, graph in enumerate(graphs):
         prefixed = compose.add_prefix(graph, f"m{i}_")
@@ -55,10 +57,9 @@ def merge(members: list[Path], deck: str, out: Path) -> Path:
         scaled.append(f"m{i}_scaled")
     g.node.append(helper.make_node("Mean", scaled, ["logits"]))
     g.node.append(helper.make_node("Concat", [f"m{i}_embedding" for i in range(len(infos))], ["embedding"], axis=1))
-    logits_dim = infos[0].labels
     emb_dim = sum(info.embedding_dim for info in infos)
     del g.output[:]
-    g.output.append(helper.make_tensor_value_info("logits", onnx.TensorProto.FLOAT, ["batch", len(logits_dim)]))
+    g.output.append(helper.make_tensor_value_info("logits", onnx.TensorProto.FLOAT, ["batch", len(infos[0].labels)]))
     g.output.append(helper.make_tensor_value_info("embedding", onnx.TensorProto.FLOAT, ["batch", emb_dim]))
     onnx.checker.check_model(merged)
     out.mkdir(parents=True, exist_ok=True)
@@ -72,6 +73,14 @@ def merge(members: list[Path], deck: str, out: Path) -> Path:
                                                          for d, i in zip(members, infos, strict=True)]})
     json_path.write_text(info.to_json(), encoding="utf-8")
     return onnx_path
+
+
+def _load_graph(path: Path) -> onnx.ModelProto:
+    """The ONNX graph at ``path``; a missing or damaged file is a ModelError naming it."""
+    try:
+        return onnx.load(str(path))
+    except (OSError, DecodeError) as exc:
+        raise ModelError(f"{path}: not a readable ONNX graph ({exc})") from exc
 
 
 def _join(a: onnx.ModelProto, b: onnx.ModelProto) -> onnx.ModelProto:
@@ -96,7 +105,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if len(args.members) < 2:
         parser.error("give two or more model folders")
-    path = merge(args.members, args.deck, args.out)
+    try:
+        path = merge(args.members, args.deck, args.out)
+    except (ModelError, onnx.checker.ValidationError) as exc:
+        parser.error(str(exc))  # a missing, damaged or foreign member, named by its file
     print(f"{path}: {len(args.members)} members, {path.stat().st_size / 1e6:.2f} MB")
     print(json.dumps(json.loads(model_paths(args.deck, args.out)[1].read_text())["ensemble"], indent=1))
     return 0

@@ -54,8 +54,9 @@ class ModelInfo:
     def still_floor(self) -> dict[str, float]:
         """Per card, how sure a single photo's read of it must be to count as a card (the JSON's
         ``"still_floor"``, checked at load; none by default). A class the model gives whatever it
-        does not know (the French model: ``AS``, a big dark shape on light paper) reads non-cards
-        surely, where its right reads are surer still (models/HISTORY.md, 2 Dec)."""
+        does not know (the French model: ``AS``, a big dark shape on light paper; the Italian one:
+        ``denari_1``, a round shape on a light ground) reads non-cards surely, where its right
+        reads are surer still (models/HISTORY.md, 2 and 3 Dec)."""
         return {str(k): float(v) for k, v in self.extra.get("still_floor", {}).items()}
 
     def to_json(self) -> str:
