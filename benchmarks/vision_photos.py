@@ -6,6 +6,7 @@
     .venv/bin/python benchmarks/vision_photos.py --sets pinochle --dump build/lab/pin.npz
     .venv/bin/python benchmarks/vision_photos.py --results build/lab/r.jsonl   # keep the detections
     .venv/bin/python benchmarks/vision_photos.py --rescore build/lab/r.jsonl   # score them again
+    .venv/bin/python benchmarks/vision_photos.py --rescore build/lab/r.jsonl --list-false --show-false out/
 
 Runs ``referee detect``'s code (``detect_image``) on every photo and compares with the labels:
 
@@ -33,6 +34,11 @@ printed.
 ``--dump FILE.npz`` also writes every detection's crop at the model's input (plain uint8 and
 string arrays) with its set, photo, card, confidence, verdict and whether the photo is in the
 held-out half, to study what the read itself can tell.
+
+``--list-false`` prints every false card (photo, kind, read, confidence, the photo's labels) with
+the labels fixed where a set has fixes; ``--show-false DIR`` draws only the photos that have one,
+the labelled boxes green and only the false cards magenta (with ``--rescore`` too: the photos are
+read again from ``../shared``, the detections not).
 
 ``pinochle-held`` repeats the pinochle row on the half of its photos that ``referee train
 --real-photos`` never trains on (the committed French model is trained on the other half; models/README.md).
@@ -205,6 +211,35 @@ class FinderOnly:
 
     def __init__(self) -> None:
         self.finder = CardFinder(FinderConfig())
+
+
+@dataclass(frozen=True)
+class FalseCard:
+    """One false detection of a photo, for ``--list-false``."""
+
+    photo: str
+    kind: str  # one of FALSE_KINDS
+    card: str
+    confidence: float
+    labels: tuple[str, ...]  # the photo's labelled cards ("" = unknown)
+
+    def row(self) -> str:
+        return f"  {self.photo:24} {self.kind:10} {self.card:10} {self.confidence:.4f}  labels: {' '.join(self.labels) or '-'}"
+
+
+def false_cards(records: list[Record], truths: dict[Path, list[Truth]]) -> list[tuple[Path, list[Truth], FalseCard, dict[str, Any]]]:
+    """Every false detection of ``records`` scored against ``truths``: (photo path, its truths, the
+    false card, the detection as recorded), in the records' order."""
+    by_key = {photo_key(path): (path, ts) for path, ts in truths.items()}
+    out = []
+    for r in records:
+        path, ts = by_key[r.photo]
+        kinds = score_image(path, ts, r.result, r.shape, Tally(), False)
+        labels = tuple(t.label for t in ts)
+        for card, kind in zip(r.result["cards"], kinds, strict=True):
+            if kind != "right":
+                out.append((path, ts, FalseCard(path.name, kind, card["card"], float(card["confidence"]), labels), card))
+    return out
 
 
 def score_image(path: Path, truths: list[Truth], result: dict[str, Any], shape: tuple[int, ...], tally: Tally,
@@ -439,6 +474,19 @@ def _draw(path: Path, image: np.ndarray, truths: list[Truth], result: dict[str, 
     cv2.imwrite(str(path), out)
 
 
+def _draw_false(folder: Path, falses: list[tuple[Path, list[Truth], FalseCard, dict[str, Any]]]) -> None:
+    """Each photo with a false card, drawn with its labelled boxes and only its false cards."""
+    by_photo: dict[Path, tuple[list[Truth], list[dict[str, Any]]]] = {}
+    for path, ts, _, card in falses:
+        by_photo.setdefault(path, (ts, []))[1].append(card)
+    for path, (ts, cards) in by_photo.items():
+        image = cv2.imread(str(path))
+        if image is None:
+            print(f"unreadable: {path}", file=sys.stderr)
+            continue
+        _draw(folder / path.name, image, ts, {"cards": cards})
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sets", nargs="+", default=list(SETS), choices=list(SETS))
@@ -453,6 +501,8 @@ def main() -> None:
                         "counted (the figures before --game)")
     parser.add_argument("--results", type=Path, help="write every photo's detections to this JSON Lines file")
     parser.add_argument("--rescore", type=Path, help="score the detections a --results file holds (no photo read again)")
+    parser.add_argument("--list-false", action="store_true", help="print every false card (fixed labels where a set has fixes)")
+    parser.add_argument("--show-false", type=Path, help="draw only the photos with a false card, only their false cards, here")
     args = parser.parse_args()
     exit_without_shared("benchmarks/vision_photos.py", "photos")
     cv2.setNumThreads(1)
@@ -511,6 +561,14 @@ def main() -> None:
                 where = f"; {len(fixes) - on_held} on trained-on photos, {on_held} held out"
             print(f"{name} fixed: the labels with {len(fixes)} fixes checked by eye "
                   f"({fixes_file(name).relative_to(REPO_ROOT)}{where})", flush=True)
+        if (args.list_false or args.show_false) and not args.finder_only:
+            falses = false_cards(records, fixed)
+            if args.list_false:
+                print(f"{name}: {len(falses)} false cards{' (labels fixed)' if fixes else ''}", flush=True)
+                for _, _, f, _ in falses:
+                    print(f.row(), flush=True)
+            if args.show_false is not None:
+                _draw_false(args.show_false / name, falses)
         if name in RANK_ONLY and not args.finder_only:
             print(f"{name}: a read is right when its rank and suit are (the suits read by eye: "
                   f"{DEFAULT_SUITS.relative_to(REPO_ROOT)}); ', rank': on the rank alone, as the labels give it", flush=True)
