@@ -5,6 +5,11 @@
 The held-out prints and render seed are read from the model's JSON (what training used),
 so the figures are for prints the model never saw.  Real photos are cropped by their
 boxes, either straightened (card outline found inside the box) or raw.
+
+The French real photos are a pinochle deck (9 to ace, two of each), so they are also read as
+``referee detect --game binocolo`` reads them (``photos_as_binocolo``: only that game's 24 faces
+and ``back``), the way the box reads a table whose game it knows; the 52-card figure above it
+stays the one the targets are judged by.
 """
 
 from __future__ import annotations
@@ -19,12 +24,15 @@ from referee.paths import REPO_ROOT, exit_without_shared, models_dir, shared_dir
 from referee.recognition import CardClassifier
 from referee.recognition.dataset import cached_set
 from referee.recognition.evaluate import on_photos, on_synthetic
+from referee.recognition.game_faces import GameFaces
 from referee.recognition.photo_review import load_review
 
 #: card heights (px) at which the real in-contract crops are scored again (hardware/README.md,
 #: a 9.5 cm card on a 90 cm table): the Camera Module 3's full-resolution stream (about 245 px),
 #: a 1080p USB webcam (about 100 px) and the input contract's smallest card (80 px)
 CAMERA_HEIGHTS = (245, 160, 100, 80)
+#: the game the French real photos' deck (pinochle: 9 to ace, two of each) is played as here
+PHOTO_GAME = "binocolo"
 
 
 def evaluate(deck: str, model_dir: Path, seen_per_face: int, val_per_face: int) -> dict[str, Any]:
@@ -46,6 +54,10 @@ def evaluate(deck: str, model_dir: Path, seen_per_face: int, val_per_face: int) 
     out["photos_straightened"] = on_photos(clf, deck, shared_dir(), straighten=True, review=load_review(),
                                            heights=CAMERA_HEIGHTS)
     out["photos_raw_box"] = on_photos(clf, deck, shared_dir(), straighten=False)
+    if deck == "french":
+        # the photographed deck's own game: what a box told the game reads (its faces alone)
+        game = CardClassifier.load(deck, model_dir, threads=2, game=GameFaces.of(PHOTO_GAME))
+        out["photos_as_binocolo"] = on_photos(game, deck, shared_dir(), straighten=True, review=load_review())
     return out
 
 
@@ -62,7 +74,7 @@ def show(deck: str, report: dict[str, Any]) -> None:
             parts = "  ".join(f"{kind} {acc:.4f} (n={n})" for kind, (n, acc) in split.get(name, {}).items())
             print(f"  {name:45} n={s['n']:5d} acc={s['acc']:.4f}  {parts}")
         print(f"  confusions: {', '.join(r['confusions'][:10])}")
-    for key in ("photos_straightened", "photos_raw_box"):
+    for key in ("photos_straightened", "photos_raw_box", "photos_as_binocolo"):
         r = report.get(key, {})
         if r.get("n"):
             print(f"{key} ({r['source']}, n={r['n']}): rank {r['rank_acc']:.3f}  suit {r['suit_acc']}  "
