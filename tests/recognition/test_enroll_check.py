@@ -11,7 +11,7 @@ import cv2
 import numpy as np
 import pytest
 
-from recognition.enroll_bench import load_enroll_photos
+from recognition.benchmark_module import load_benchmark
 from referee.cards import DECKS
 from referee.cli import main
 from referee.errors import ConfigError
@@ -39,7 +39,7 @@ def base() -> CardClassifier:
 def epfl(base: CardClassifier, need_shared: Callable[[str], Path]) -> list[tuple[np.ndarray, str, str, int]]:
     """(crop, code as the CSV names it, 'g<game>/<photo>:<side>', game) for games 1-3."""
     need_shared(str(EPFL.relative_to(shared_dir())))
-    cards = load_enroll_photos().load_epfl(shared_dir(), base.input_size)
+    cards = load_benchmark("enroll_photos").load_epfl(shared_dir(), base.input_size)
     return [(c.crop, c.code, f"g{c.game}/{c.image.name}:{c.side}", c.game)
             for c in cards if c.game <= 3 and c.crop is not None]
 

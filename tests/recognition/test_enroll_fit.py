@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from recognition.enroll_bench import load_enroll_photos
+from recognition.benchmark_module import load_benchmark
 from referee.paths import models_dir, shared_dir
 from referee.recognition import CardClassifier, Enrollment
 from referee.recognition.enroll import enroll
@@ -60,7 +60,7 @@ def base() -> CardClassifier:
 def test_a_real_alien_deck_enrolled_from_one_photo_per_card_reads_back_surely(base: CardClassifier) -> None:
     """The EPFL photos' deck (handwritten digits for ranks): the club photographs each card
     once (game 1), then plays (game 2, other photos of the same cards)."""
-    bench = load_enroll_photos()
+    bench = load_benchmark("enroll_photos")
     cards = bench.load_epfl(shared_dir(), base.input_size)
     photos = [c for c in cards if c.game == 1 and c.crop is not None]
     play = [c for c in cards if c.game == 2]
@@ -91,7 +91,7 @@ def test_a_deck_the_base_model_reads_keeps_the_base_models_say(base: CardClassif
 
 def test_a_label_the_csv_repeats_in_a_game_accepts_the_card_that_game_misses() -> None:
     """The EPFL CSVs list e.g. KS twice in game 2 and KC never: one of the two seats is a slip."""
-    bench = load_enroll_photos()
+    bench = load_benchmark("enroll_photos")
     deck = [c for c in bench.RECOGNISER_LABELS["french"] if c != "back"]
     game = [bench.SeatCard(2, Path(f"{i}.jpg"), "bottom", code, None) for i, code in enumerate(deck) if code != "KC"]
     game.append(bench.SeatCard(2, Path("x.jpg"), "top", "KS", None))

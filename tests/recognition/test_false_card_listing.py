@@ -3,20 +3,8 @@ right reads left out (the list a false-card study starts from)."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from types import ModuleType
-
-from referee.paths import REPO_ROOT, shared_dir
-
-
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("vision_photos", REPO_ROOT / "benchmarks" / "vision_photos.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["vision_photos"] = module
-    spec.loader.exec_module(module)
-    return module
+from recognition.benchmark_module import load_benchmark
+from referee.paths import shared_dir
 
 
 def _card(card: str, conf: float, x0: float, y0: float, x1: float, y1: float) -> dict[str, object]:
@@ -24,7 +12,7 @@ def _card(card: str, conf: float, x0: float, y0: float, x1: float, y1: float) ->
 
 
 def test_each_false_card_is_listed_with_its_kind_and_the_photo_labels() -> None:
-    bench = _bench()
+    bench = load_benchmark("vision_photos")
     path = shared_dir() / "photos" / "some_set" / "IMG_1.JPG"
     truths = {path: [bench.Truth("9C", (0, 0, 100, 150)), bench.Truth("KD", (200, 0, 300, 150))]}
     cards = [

@@ -4,28 +4,18 @@ is a clear error naming the file and line."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
 
+from recognition.benchmark_module import load_benchmark
 from referee.errors import ConfigError
-from referee.paths import REPO_ROOT, shared_dir
+from referee.paths import shared_dir
 from referee.recognition.label_fixes import NO_CARD, load_label_fixes
 
 HEADER = "photo,label,shows,xmin,ymin,xmax,ymax,checked\n"
 
-
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("vision_photos", REPO_ROOT / "benchmarks" / "vision_photos.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["vision_photos"] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def _file(tmp_path: Path, *rows: str, header: str = HEADER) -> Path:
@@ -41,7 +31,7 @@ def test_a_relabelled_card_an_added_card_and_a_label_on_no_card(tmp_path: Path) 
     assert [(f.photo, f.label, f.shows, f.box, f.line) for f in fixes] == [
         ("IMG_1.JPG", "9", "10D", None, 3), ("IMG_1.JPG", "", "KS", (10.0, 20.0, 110.0, 160.0), 4),
         ("IMG_2.JPG", "Q", NO_CARD, None, 5)]
-    bench = _bench()
+    bench = load_benchmark("vision_photos")
     truths = {Path("IMG_1.JPG"): [bench.Truth("9?", (0, 0, 50, 80), raw="9")],
               Path("IMG_2.JPG"): [bench.Truth("Q?", (0, 0, 50, 80), raw="Q")]}
     fixed = bench.with_fixes(truths, fixes, "french")
@@ -77,7 +67,7 @@ def test_a_malformed_row_names_the_file_and_line(tmp_path: Path, rows: list[str]
 ])
 def test_a_fix_the_set_does_not_match_names_the_file_and_line(tmp_path: Path, row: str, says: str) -> None:
     path = _file(tmp_path, row)
-    bench = _bench()
+    bench = load_benchmark("vision_photos")
     truths = {Path("IMG_1.JPG"): [bench.Truth("9?", (0, 0, 50, 80), raw="9")]}
     with pytest.raises(ConfigError) as exc:
         bench.with_fixes(truths, load_label_fixes(path), "french")
@@ -85,7 +75,7 @@ def test_a_fix_the_set_does_not_match_names_the_file_and_line(tmp_path: Path, ro
 
 
 def test_two_labels_alike_need_the_box(tmp_path: Path) -> None:
-    bench = _bench()
+    bench = load_benchmark("vision_photos")
     truths = {Path("IMG_1.JPG"): [bench.Truth("9?", (0, 0, 50, 80), raw="9"), bench.Truth("9?", (60, 0, 110, 80), raw="9")]}
     with pytest.raises(ConfigError, match="more than one label"):
         bench.with_fixes(truths, load_label_fixes(_file(tmp_path, "IMG_1.JPG,9,10D,,,,,me")), "french")
@@ -96,7 +86,7 @@ def test_two_labels_alike_need_the_box(tmp_path: Path) -> None:
 @pytest.mark.parametrize("name", ["pinochle", "triestine"])
 @pytest.mark.shared("photos")
 def test_the_committed_fixes_apply_to_their_set(name: str) -> None:
-    bench = _bench()
+    bench = load_benchmark("vision_photos")
     family, loader = bench.SETS[name]
     fixes = load_label_fixes(bench.fixes_file(name))
     if not fixes:
@@ -109,7 +99,7 @@ def test_the_committed_fixes_apply_to_their_set(name: str) -> None:
 def test_two_photos_of_one_name_in_two_folders_are_each_scored_against_their_own_labels() -> None:
     """EPFL's rounds repeat file names from one game's folder to the next: a record keyed by the
     file name alone scored every round against one round's labels."""
-    bench = _bench()
+    bench = load_benchmark("vision_photos")
     root = shared_dir() / "photos" / "some_set"
     first, second = root / "game1" / "1.jpg", root / "game2" / "1.jpg"
     truths = {first: [bench.Truth("AS", (0.0, 0.0, 100.0, 150.0))], second: [bench.Truth("KH", (0.0, 0.0, 100.0, 150.0))]}
@@ -126,7 +116,7 @@ def test_two_photos_of_one_name_in_two_folders_are_each_scored_against_their_own
 def test_a_card_whose_quad_runs_past_the_photo_is_scored_by_its_part_inside_it() -> None:
     """IMG_2611's ace lies half off the photo: its quad's own centre fell outside the label box
     (cut at the photo's border), so a right read was counted as a box on no card."""
-    bench = _bench()
+    bench = load_benchmark("vision_photos")
     shape = (504, 378, 3)
     photo = shared_dir() / "photos" / "some_set" / "a.jpg"
     truths = {photo: [bench.Truth("A?", (294.0, 231.0, 378.0, 357.0))]}

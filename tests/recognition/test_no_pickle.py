@@ -4,15 +4,13 @@ code on a data path loads with pickle."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import numpy as np
 import pytest
 
+from recognition.benchmark_module import load_benchmark
 from referee.errors import ConfigError, ModelError
 from referee.paths import REPO_ROOT
 from referee.recognition.calibration import _sim_crops
@@ -57,17 +55,9 @@ def test_a_crafted_enrollment_file_is_refused_and_runs_nothing(tmp_path: Path) -
     assert not marker.exists()
 
 
-def _benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("recognition_sim", REPO_ROOT / "benchmarks" / "recognition_sim.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["recognition_sim"] = module  # dataclasses resolve their module by name
-    spec.loader.exec_module(module)
-    return module
-
 
 def test_the_benchmarks_crops_round_trip_without_pickle_and_a_crafted_one_is_refused(tmp_path: Path) -> None:
-    crops_type = _benchmark().Crops
+    crops_type = load_benchmark("recognition_sim").Crops
     crops = crops_type([np.full((96, 64, 3), 7, np.uint8)] * 2, [("true", "p/x", "AS", 0.25), ("finder", "p/y", "back", 0.0)],
                        [1.5])
     crops.save(tmp_path / "french.npz")
