@@ -215,30 +215,27 @@ class FinderOnly:
 
 @dataclass(frozen=True)
 class FalseCard:
-    """One false detection of a photo, for ``--list-false``."""
+    """One false detection of a photo (``--list-false``, ``--show-false``)."""
 
-    photo: str
+    path: Path
+    truths: list[Truth]  # the photo's labelled cards
     kind: str  # one of FALSE_KINDS
-    card: str
-    confidence: float
-    labels: tuple[str, ...]  # the photo's labelled cards ("" = unknown)
+    detection: dict[str, Any]  # as recorded: card, confidence, quad
 
     def row(self) -> str:
-        return f"  {self.photo:24} {self.kind:10} {self.card:10} {self.confidence:.4f}  labels: {' '.join(self.labels) or '-'}"
+        labels = " ".join(t.label for t in self.truths) or "-"
+        return (f"  {self.path.name:24} {self.kind:10} {self.detection['card']:10} "
+                f"{self.detection['confidence']:.4f}  labels: {labels}")
 
 
-def false_cards(records: list[Record], truths: dict[Path, list[Truth]]) -> list[tuple[Path, list[Truth], FalseCard, dict[str, Any]]]:
-    """Every false detection of ``records`` scored against ``truths``: (photo path, its truths, the
-    false card, the detection as recorded), in the records' order."""
+def false_cards(records: list[Record], truths: dict[Path, list[Truth]]) -> list[FalseCard]:
+    """Every false detection of ``records`` scored against ``truths``, in the records' order."""
     by_key = {photo_key(path): (path, ts) for path, ts in truths.items()}
     out = []
     for r in records:
         path, ts = by_key[r.photo]
         kinds = score_image(path, ts, r.result, r.shape, Tally(), False)
-        labels = tuple(t.label for t in ts)
-        for card, kind in zip(r.result["cards"], kinds, strict=True):
-            if kind != "right":
-                out.append((path, ts, FalseCard(path.name, kind, card["card"], float(card["confidence"]), labels), card))
+        out += [FalseCard(path, ts, kind, card) for card, kind in zip(r.result["cards"], kinds, strict=True) if kind != "right"]
     return out
 
 
@@ -474,17 +471,17 @@ def _draw(path: Path, image: np.ndarray, truths: list[Truth], result: dict[str, 
     cv2.imwrite(str(path), out)
 
 
-def _draw_false(folder: Path, falses: list[tuple[Path, list[Truth], FalseCard, dict[str, Any]]]) -> None:
+def _draw_false(folder: Path, falses: list[FalseCard]) -> None:
     """Each photo with a false card, drawn with its labelled boxes and only its false cards."""
-    by_photo: dict[Path, tuple[list[Truth], list[dict[str, Any]]]] = {}
-    for path, ts, _, card in falses:
-        by_photo.setdefault(path, (ts, []))[1].append(card)
-    for path, (ts, cards) in by_photo.items():
+    by_photo: dict[Path, list[FalseCard]] = defaultdict(list)
+    for f in falses:
+        by_photo[f.path].append(f)
+    for path, fs in by_photo.items():
         image = cv2.imread(str(path))
         if image is None:
             print(f"unreadable: {path}", file=sys.stderr)
             continue
-        _draw(folder / path.name, image, ts, {"cards": cards})
+        _draw(folder / path.name, image, fs[0].truths, {"cards": [f.detection for f in fs]})
 
 
 def main() -> None:
@@ -565,7 +562,7 @@ def main() -> None:
             falses = false_cards(records, fixed)
             if args.list_false:
                 print(f"{name}: {len(falses)} false cards{' (labels fixed)' if fixes else ''}", flush=True)
-                for _, _, f, _ in falses:
+                for f in falses:
                     print(f.row(), flush=True)
             if args.show_false is not None:
                 _draw_false(args.show_false / name, falses)

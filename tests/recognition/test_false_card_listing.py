@@ -23,8 +23,8 @@ def test_each_false_card_is_listed_with_its_kind_and_the_photo_labels() -> None:
     ]
     record = bench.Record("some_set", bench.photo_key(path), {"cards": cards, "ms": 1.0}, (300, 500, 3), False)
     listed = bench.false_cards([record], truths)
-    assert [(f.kind, f.card, f.confidence) for _, _, f, _ in listed] == [
+    assert [(f.kind, f.detection["card"], f.detection["confidence"]) for f in listed] == [
         ("second box", "9S", 0.97), ("misread", "KS", 0.90), ("non-card", "AS", 0.60)]
-    assert all(f.photo == "IMG_1.JPG" and f.labels == ("9C", "KD") for _, _, f, _ in listed)
-    row = listed[1][2].row()
+    assert all(f.path == path and [t.label for t in f.truths] == ["9C", "KD"] for f in listed)
+    row = listed[1].row()
     assert "IMG_1.JPG" in row and "misread" in row and "KS" in row and "0.9000" in row and "labels: 9C KD" in row
