@@ -20,6 +20,7 @@ import numpy.typing as npt
 from referee.cards import BACK, deck_family
 from referee.errors import ConfigError, ModelError
 from referee.paths import models_dir
+from referee.recognition.black_pips import PipVote
 from referee.recognition.enrollment import Enrollment, unit_rows
 from referee.recognition.game_faces import GameFaces
 from referee.recognition.model_info import ModelInfo, model_paths, sha256_file
@@ -74,6 +75,8 @@ class CardClassifier:
         self._model_sha256 = model_sha256
         self.views = check_views(views, "views")
         self.info = info
+        # checked when the JSON was loaded (ModelInfo.check): parsed once here
+        self._black_pips = info.black_pips(model_path.with_suffix(".json") if model_path else Path("model.json"))
         self.model_path = model_path
         self.enrollment = enrollment
         self.top_k = top_k
@@ -126,6 +129,12 @@ class CardClassifier:
         """Per card, the probability a single photo's read of it needs to count as a card (the
         model JSON's ``"still_floor"``); none with an enrollment, whose reads are its prototypes'."""
         return {} if self.enrollment is not None else self.info.still_floor
+
+    @property
+    def black_pips(self) -> PipVote | None:
+        """The rule that reads a single photo's spade whose pips are clubs as that club (the model
+        JSON's ``"black_pips"``); none with an enrollment, whose prototypes know the club's face."""
+        return None if self.enrollment is not None else self._black_pips
 
     @property
     def model_sha256(self) -> str:

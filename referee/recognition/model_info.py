@@ -11,6 +11,7 @@ from typing import Any
 
 from referee.cards import RECOGNISER_LABELS
 from referee.errors import ModelError
+from referee.recognition.black_pips import PipVote
 from referee.recognition.views import VIEWS, check_views
 
 
@@ -58,6 +59,12 @@ class ModelInfo:
         ``denari_1``, a round shape on a light ground) reads non-cards surely, where its right
         reads are surer still (models/HISTORY.md, 2 and 3 Dec)."""
         return {str(k): float(v) for k, v in self.extra.get("still_floor", {}).items()}
+
+    def black_pips(self, path: Path) -> PipVote | None:
+        """The rule that reads a single photo's spade whose pips are clubs as the club
+        (:mod:`referee.recognition.black_pips`; the JSON's ``"black_pips"``, checked at load;
+        none by default)."""
+        return PipVote.from_info(self.extra, path)
 
     def to_json(self) -> str:
         data = {
@@ -133,6 +140,9 @@ class ModelInfo:
                 raise bad(f"still_floor.{card}", f"a card of the {self.deck} recogniser", card)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value < 1.0:
                 raise bad(f"still_floor.{card}", "a probability between 0 and 1", value)
+        if self.extra.get("black_pips") is not None and self.deck != "french":
+            raise bad("black_pips", "no block: clubs and spades are the French recogniser's", self.extra["black_pips"])
+        self.black_pips(path)
         if not SHA256_HEX.fullmatch(self.onnx_sha256):
             raise bad("onnx_sha256", "64 lowercase hex digits (the sha256 of the .onnx file)", self.onnx_sha256)
 

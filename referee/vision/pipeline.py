@@ -23,6 +23,7 @@ import cv2
 import numpy as np
 
 from referee.cards import BACK
+from referee.recognition.black_pips import PipVote
 from referee.vision.card_size import prior_quad
 from referee.vision.detections import BoolArray, Detections, FloatArray, Image
 from referee.vision.finder import CardFinder, FinderConfig, portrait_order, rectify
@@ -151,7 +152,8 @@ class FramePipeline:
         sure card, also try the larger cards of a close-up photo. No card more times than the
         deck holds it (:func:`~referee.vision.one_reading.at_most_copies`), none less sure
         than :attr:`still_keep_confidence`, and none less sure than the model's floor for its card
-        (``CardClassifier.still_floor``)."""
+        (``CardClassifier.still_floor``); a spade whose pips are clubs is that club
+        (:func:`clubs_by_pips`, where the model's JSON asks for it)."""
         found = at_most_copies(self._still_looks(image, sure), self.copies)
         found = found[found.confidence >= self.still_keep_confidence]
         # the model's own floors (CardClassifier.still_floor); a test's fake recogniser has none
@@ -159,7 +161,7 @@ class FramePipeline:
         if floors and len(found):
             keep = np.array([c >= floors.get(card, 0.0) for card, c in zip(found.card, found.confidence, strict=True)])
             found = found[keep]
-        return found
+        return clubs_by_pips(image, found, getattr(self.classifier, "black_pips", None))
 
     def _still_looks(self, image: Image, sure: float) -> Detections:
         """:meth:`process_still`'s looks, the first that reads a card surely."""
@@ -494,3 +496,38 @@ def _dedupe(dets: Detections, same_card: float = 0.7, pip_area: float = 0.5,
         and not card_in_box(i, j) for j in kept if j != i
     )]
     return dets[np.array(sorted(kept), np.int64)]
+
+
+#: a card's quad is rectified at its own size for the pip vote, but no taller than this (px):
+#: a ten's pips are then still about 40 px across, and the vote's cost stays bounded
+PIP_CROP_MAX_HEIGHT = 400
+
+
+def clubs_by_pips(image: Image, found: Detections, vote: PipVote | None) -> Detections:
+    """``found`` with each spade of rank 2-10 whose whole pips vote club
+    (:class:`~referee.recognition.black_pips.PipVote`) read as the club of its rank, at the
+    spade's confidence (the two cards' probabilities swap, runner-ups too). The quad is
+    rectified at its own size in ``image``, not the recogniser's input, so that a ten's pips are
+    large enough to have a shape; a card too small for that is left as read."""
+    if vote is None or not len(found):
+        return found
+    cards = found.card.tolist()
+    tops = [list(t) for t in found.top]
+    changed = False
+    for i, card in enumerate(cards):
+        club = vote.club_of(str(card))
+        if club is None:
+            continue
+        quad = found.quad[i]
+        tall = max(float(np.linalg.norm(quad[3] - quad[0])), float(np.linalg.norm(quad[2] - quad[1])))
+        wide = max(float(np.linalg.norm(quad[1] - quad[0])), float(np.linalg.norm(quad[2] - quad[3])))
+        scale = min(1.0, PIP_CROP_MAX_HEIGHT / max(tall, 1.0))
+        size = (max(1, round(wide * scale)), max(1, round(tall * scale)))
+        if not vote.votes_club(rectify(image, quad, size)):
+            continue
+        cards[i] = club
+        tops[i] = [(club if c == card else card if c == club else c, p) for c, p in tops[i]]
+        changed = True
+    if not changed:
+        return found
+    return found.with_identities(cards, found.confidence.tolist(), tops)
