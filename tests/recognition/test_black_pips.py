@@ -20,7 +20,8 @@ from referee.recognition import CardClassifier
 from referee.recognition.black_pips import PIP_RANKS, PipShape, PipVote, pip_shapes
 from referee.recognition.faces import read_bgra
 from referee.vision.detections import Detections
-from referee.vision.pipeline import clubs_by_pips
+from referee.vision.finder_scenes import StandInClassifier
+from referee.vision.pipeline import FramePipeline, clubs_by_pips
 
 KENNARD = Path(__file__).resolve().parents[2] / "referee" / "vision" / "assets" / "faces" / "kennard_cc0_svg" / "french"
 SUIT_FILE = {"C": "clubs", "S": "spades"}
@@ -190,3 +191,30 @@ def test_an_italian_model_may_not_carry_the_block(model: Path) -> None:
     _set_block(model, "italian", GOOD)
     with pytest.raises(ModelError, match="black_pips"):
         CardClassifier.load("italian", model)
+
+
+# --- wired into the still path, not the live loop ------------------------------------------------
+
+
+class SpadeReader(StandInClassifier):
+    """The stand-in reading every card ``10S``, with the vote of a model JSON's block."""
+
+    def __init__(self) -> None:
+        super().__init__("10S")
+        self.black_pips = VOTE
+
+
+def _photo_of(card: str) -> np.ndarray:
+    image = np.zeros((720, 1280, 3), np.uint8)
+    image[:] = (40, 110, 40)
+    card_face = face(card, 240)
+    h, w = card_face.shape[:2]
+    image[200:200 + h, 500:500 + w] = card_face
+    return image
+
+
+def test_a_photo_read_through_the_still_path_is_voted_and_the_live_loop_is_not() -> None:
+    pipe = FramePipeline.create(SpadeReader())
+    assert pipe.process_still(_photo_of("10C")).card.tolist() == ["10C"]
+    assert pipe.process_still(_photo_of("10S")).card.tolist() == ["10S"]
+    assert pipe.process(_photo_of("10C")).card.tolist() == ["10S"]
