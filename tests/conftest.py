@@ -10,12 +10,13 @@ draws its cloths. ``@pytest.mark.slow`` marks the longest tests; they stay in th
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from referee.paths import shared_dir
+from referee.paths import models_dir, shared_dir
 
 
 def shared_missing(part: str = "") -> str | None:
@@ -48,3 +49,21 @@ def need_shared() -> Callable[[str], Path]:
         return shared_dir() / part if part else shared_dir()
 
     return need
+
+
+@pytest.fixture
+def copy_models(tmp_path: Path) -> Callable[..., Path]:
+    """``copy_models("french", ...)``: a folder holding copies of those committed models (their
+    ``.onnx`` and ``.json``), to damage; skips when one is not committed."""
+
+    def copy(*decks: str) -> Path:
+        folder = tmp_path / "models"
+        folder.mkdir(exist_ok=True)
+        for deck in decks:
+            if not (models_dir() / f"{deck}.onnx").exists():
+                pytest.skip(f"no committed {deck} model")
+            for ext in (".onnx", ".json"):
+                shutil.copy(models_dir() / f"{deck}{ext}", folder / f"{deck}{ext}")
+        return folder
+
+    return copy

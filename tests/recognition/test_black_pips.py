@@ -6,7 +6,7 @@ naming the file and key."""
 from __future__ import annotations
 
 import json
-import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -155,15 +155,8 @@ def test_a_bad_block_names_the_file_and_key(block: object, words: str) -> None:
 
 
 @pytest.fixture
-def model(tmp_path: Path) -> Path:
-    if not (models_dir() / "french.onnx").exists():
-        pytest.skip("no committed french model")
-    folder = tmp_path / "models"
-    folder.mkdir()
-    for deck in ("french", "italian"):
-        for ext in (".onnx", ".json"):
-            shutil.copy(models_dir() / f"{deck}{ext}", folder / f"{deck}{ext}")
-    return folder
+def model(copy_models: Callable[..., Path]) -> Path:
+    return copy_models("french", "italian")
 
 
 def _set_block(folder: Path, deck: str, block: object) -> None:

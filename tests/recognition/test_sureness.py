@@ -5,7 +5,7 @@ JSON is refused naming the file and key."""
 from __future__ import annotations
 
 import json
-import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -50,15 +50,9 @@ needs_models = pytest.mark.skipif(not (models_dir() / "italian.onnx").exists(), 
 
 
 @pytest.fixture
-def model(tmp_path: Path) -> Path:
+def model(copy_models: Callable[..., Path]) -> Path:
     """A copy of the committed Italian model, to damage."""
-    if not (models_dir() / "italian.onnx").exists():
-        pytest.skip("no committed italian model")
-    folder = tmp_path / "models"
-    folder.mkdir()
-    for name in ("italian.onnx", "italian.json"):
-        shutil.copy(models_dir() / name, folder / name)
-    return folder
+    return copy_models("italian")
 
 
 def _edit_sureness(folder: Path, **changes: Any) -> None:

@@ -5,7 +5,7 @@ bad floor is refused at load naming the file and key."""
 from __future__ import annotations
 
 import json
-import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -59,14 +59,8 @@ needs_models = pytest.mark.skipif(not (models_dir() / "french.onnx").exists(), r
 
 
 @pytest.fixture
-def model(tmp_path: Path) -> Path:
-    if not (models_dir() / "french.onnx").exists():
-        pytest.skip("no committed french model")
-    folder = tmp_path / "models"
-    folder.mkdir()
-    for name in ("french.onnx", "french.json"):
-        shutil.copy(models_dir() / name, folder / name)
-    return folder
+def model(copy_models: Callable[..., Path]) -> Path:
+    return copy_models("french")
 
 
 def _set_floor(folder: Path, floor: object) -> None:
