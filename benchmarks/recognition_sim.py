@@ -105,11 +105,9 @@ def jittered(quad: npt.NDArray[Any], jitter: float, rng: np.random.Generator) ->
     return np.roll(q, 2, axis=0) if rng.random() < 0.5 else q
 
 
-def frames(game: str, face_set: str, seed: int, texture: str) -> Iterator[Any]:
-    """Per trick: the frame mid-trick (after its second card) and the one with it complete."""
-    from referee.vision.simulator.video import simulate_game
-
-    sim = simulate_game(game, deck=face_set, seed=seed, texture=texture)
+def trick_frames(sim: Any) -> Iterator[Any]:
+    """Per trick of a simulated deal: the frame mid-trick (after its second card) and the one
+    with it complete."""
     tricks: dict[tuple[int, int], list[Any]] = defaultdict(list)
     for play in sim.plays:
         tricks[(play.deal, play.trick)].append(play)
@@ -120,6 +118,13 @@ def frames(game: str, face_set: str, seed: int, texture: str) -> Iterator[Any]:
         wanted.append(int(np.ceil((plays[-1].t + 0.5) * sim.fps)))
     for index in wanted:
         yield next(sim.frames(index, index + 1))
+
+
+def frames(game: str, face_set: str, seed: int, texture: str) -> Iterator[Any]:
+    """:func:`trick_frames` of a deal of ``game`` in ``face_set`` on ``texture``."""
+    from referee.vision.simulator.video import simulate_game
+
+    yield from trick_frames(simulate_game(game, deck=face_set, seed=seed, texture=texture))
 
 
 @dataclass

@@ -19,7 +19,8 @@ a spade of rank 2-10 is turned into the club of its rank only when at least
 small or blurred club loses its notches, and nothing gives a spade a club's.
 
 The model's JSON carries the rule (``"black_pips": {...}``, :data:`KEYS`); no rule without the
-block. Pure numpy and OpenCV on one crop; no I/O.
+block; with ``"live": true`` the live loop's frames are voted on too, not only still photos.
+Pure numpy and OpenCV on one crop; no I/O.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ U8 = npt.NDArray[np.uint8]
 
 #: the keys of a model JSON's ``"black_pips"`` block
 KEYS = ("club_notches", "club_solidity", "min_pips", "club_share", "min_pip_px")
+#: keys the block may leave out: ``live`` (a boolean, false when absent) also runs the vote on the
+#: live loop's frames, not only on a still photo's (docs/lab/2026-12-05-live-pip-vote.md)
+OPTIONAL_KEYS = ("live",)
 #: a notch counts when it is deeper than this share of the pip's size (the square root of its hull's area)
 NOTCH_DEPTH = 0.08
 #: ink is darker than Otsu's threshold and less saturated than this (0-255): a black pip, not a
@@ -126,6 +130,8 @@ class PipVote:
     min_pips: int = 2
     club_share: float = 0.66
     min_pip_px: float = 12.0
+    #: also on the live loop's frames (``FramePipeline.process``), not only on a still photo's
+    live: bool = False
 
     @staticmethod
     def from_info(extra: Mapping[str, Any], json_path: Path) -> PipVote | None:
@@ -136,17 +142,21 @@ class PipVote:
             return None
         if not isinstance(block, dict):
             raise ModelError(f"{json_path}: black_pips: expected an object with keys {', '.join(KEYS)}, got {block!r}")
-        unknown, missing = sorted(set(block) - set(KEYS)), sorted(set(KEYS) - set(block))
+        unknown, missing = sorted(set(block) - set(KEYS) - set(OPTIONAL_KEYS)), sorted(set(KEYS) - set(block))
         if unknown or missing:
             raise ModelError(f"{json_path}: black_pips: {'unknown' if unknown else 'missing'} key(s) "
-                             f"{', '.join(unknown or missing)}; expected: {', '.join(KEYS)}")
+                             f"{', '.join(unknown or missing)}; expected: {', '.join(KEYS)} (and optionally {', '.join(OPTIONAL_KEYS)})")
         notches = _pair(block, "club_notches", json_path, True, 1, 12)
         solidity = _pair(block, "club_solidity", json_path, False, 0.0, 1.0)
         min_pips = _number(block, "min_pips", json_path, 2, 10)
         if min_pips != int(min_pips):
             raise ModelError(f"{json_path}: black_pips.min_pips: expected a whole number 2..10, got {block['min_pips']!r}")
+        live = block.get("live", False)
+        if not isinstance(live, bool):
+            raise ModelError(f"{json_path}: black_pips.live: expected true or false, got {live!r}")
         return PipVote((int(notches[0]), int(notches[1])), (float(solidity[0]), float(solidity[1])), int(min_pips),
-                       _number(block, "club_share", json_path, 0.5, 1.0), _number(block, "min_pip_px", json_path, 4, 200))
+                       _number(block, "club_share", json_path, 0.5, 1.0), _number(block, "min_pip_px", json_path, 4, 200),
+                       live)
 
     def is_club(self, shape: PipShape) -> bool:
         fewest, most = self.club_notches

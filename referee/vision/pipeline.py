@@ -104,6 +104,10 @@ class FramePipeline:
     #: how many of each card the deck holds (:attr:`referee.cards.Deck.copies`: binocolo's two);
     #: with one, two reads of the same card on each other in a photo are one card
     copies: int = 1
+    #: the frames :meth:`process` reads are voted on by their pips where the model's JSON asks
+    #: for it live (``"black_pips": {"live": true}``, :func:`clubs_by_pips`); off during a still
+    #: photo's looks, which :meth:`process_still` votes on once, at the end
+    pip_vote_frames: bool = True
 
     @classmethod
     def create(
@@ -124,10 +128,13 @@ class FramePipeline:
         first_stock = int(dets.group.max()) + 1 if len(dets) else 0
         found = identify(_with_stock_card(dets, stock), self.classifier, self.min_confidence, self.cache,
                          self.finder.kind_of)
-        if not len(stock):
-            return found
-        # a crop half over the stock's back can read as some card: only a sure read counts
-        return found[(found.group < first_stock) | (found.confidence >= self.stock_min_confidence)]
+        if len(stock):
+            # a crop half over the stock's back can read as some card: only a sure read counts
+            found = found[(found.group < first_stock) | (found.confidence >= self.stock_min_confidence)]
+        vote: PipVote | None = getattr(self.classifier, "black_pips", None)
+        if self.pip_vote_frames and vote is not None and vote.live:
+            found = clubs_by_pips(image, found, vote)
+        return found
 
     def _stock_card(self, image: Image) -> Detections:
         """Hypotheses of the briscola under the stock (``stock_card.py``): the finder sees
@@ -166,7 +173,8 @@ class FramePipeline:
     def _still_looks(self, image: Image, sure: float) -> Detections:
         """:meth:`process_still`'s looks, the first that reads a card surely."""
         self.finder.reset()
-        live, floor = self.finder.config, self.min_confidence
+        live, floor, vote_frames = self.finder.config, self.min_confidence, self.pip_vote_frames
+        self.pip_vote_frames = False  # process_still votes once on what the looks settle on
         # no time limit here, and no earlier frame to wait for: split overlapping cards at once
         # and cards of any print, up to the tall narrow Trevisane-family scans (aspect ~2.2);
         # and a close card up to most of the photo (a table filling the frame runs along its
@@ -227,7 +235,7 @@ class FramePipeline:
             # of any look that reads it best
             return surest_at_each_place(found, [closer, looser, three, tinted, bounded])
         finally:
-            self.finder.config, self.min_confidence = live, floor
+            self.finder.config, self.min_confidence, self.pip_vote_frames = live, floor, vote_frames
 
     def _read_surely(self, found: Detections, sure: float) -> bool:
         """Whether a look at a still photo read some card surely, and that card no more times

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -127,12 +128,19 @@ GOOD: dict[str, Any] = {"club_notches": [4, 5], "club_solidity": [0.6, 0.82], "m
 
 def test_the_committed_french_model_carries_the_tested_thresholds() -> None:
     path = models_dir() / "french.json"
-    assert PipVote.from_info(json.loads(path.read_text()), path) == VOTE
+    # and asks for it on the live loop's frames too (docs/lab/2026-12-05-live-pip-vote.md)
+    assert PipVote.from_info(json.loads(path.read_text()), path) == replace(VOTE, live=True)
 
 
 def test_a_good_block_is_read() -> None:
     assert PipVote.from_info({"black_pips": GOOD}, Path("french.json")) == VOTE
     assert PipVote.from_info({}, Path("french.json")) is None
+
+
+def test_the_live_key_is_optional_and_off_when_absent() -> None:
+    assert not VOTE.live
+    assert PipVote.from_info({"black_pips": {**GOOD, "live": False}}, Path("french.json")) == VOTE
+    assert PipVote.from_info({"black_pips": {**GOOD, "live": True}}, Path("french.json")) == replace(VOTE, live=True)
 
 
 @pytest.mark.parametrize(("block", "words"), [
@@ -146,6 +154,8 @@ def test_a_good_block_is_read() -> None:
     ({**GOOD, "min_pips": 1}, "black_pips.min_pips"),
     ({**GOOD, "club_share": True}, "black_pips.club_share"),
     ({**GOOD, "min_pip_px": "12"}, "black_pips.min_pip_px"),
+    ({**GOOD, "live": "yes"}, "black_pips.live: expected true or false"),
+    ({**GOOD, "live": 1}, "black_pips.live: expected true or false"),
 ])
 def test_a_bad_block_names_the_file_and_key(block: object, words: str) -> None:
     with pytest.raises(ModelError) as err:
@@ -186,15 +196,15 @@ def test_an_italian_model_may_not_carry_the_block(model: Path) -> None:
         CardClassifier.load("italian", model)
 
 
-# --- wired into the still path, not the live loop ------------------------------------------------
+# --- wired into the still path, and into the live loop where the block says live ---------------
 
 
 class SpadeReader(StandInClassifier):
     """The stand-in reading every card ``10S``, with the vote of a model JSON's block."""
 
-    def __init__(self) -> None:
+    def __init__(self, vote: PipVote = VOTE) -> None:
         super().__init__("10S")
-        self.black_pips = VOTE
+        self.black_pips = vote
 
 
 def _photo_of(card: str) -> np.ndarray:
@@ -211,3 +221,31 @@ def test_a_photo_read_through_the_still_path_is_voted_and_the_live_loop_is_not()
     assert pipe.process_still(_photo_of("10C")).card.tolist() == ["10C"]
     assert pipe.process_still(_photo_of("10S")).card.tolist() == ["10S"]
     assert pipe.process(_photo_of("10C")).card.tolist() == ["10S"]
+
+
+def test_a_live_block_votes_the_live_loops_frames_too() -> None:
+    pipe = FramePipeline.create(SpadeReader(replace(VOTE, live=True)))
+    assert pipe.process(_photo_of("10C")).card.tolist() == ["10C"]
+    assert pipe.process(_photo_of("10S")).card.tolist() == ["10S"]
+    assert pipe.find_card_size(_photo_of("10C")).card.tolist() == ["10C"]  # a live frame too
+
+
+class CountingVote(PipVote):
+    """A live vote that counts the crops it is asked about."""
+
+    asked: list[int] = []  # noqa: RUF012  (one list per test: reset below)
+
+    def votes_club(self, crop: np.ndarray) -> bool:
+        CountingVote.asked.append(crop.shape[0])
+        return super().votes_club(crop)
+
+
+def test_a_still_photo_is_voted_once_on_what_its_looks_settle_on_live_block_or_not() -> None:
+    """The looks of ``process_still`` are ``process`` calls; a live block must not vote inside
+    them (that would change which look wins, and ``referee detect``'s output), only once at the end."""
+    CountingVote.asked = []
+    pipe = FramePipeline.create(SpadeReader(CountingVote(live=True)))
+    assert pipe.process_still(_photo_of("10S")).card.tolist() == ["10S"]  # a spade stays one: asked each time
+    assert len(CountingVote.asked) == 1
+    assert pipe.process_still(_photo_of("10C")).card.tolist() == ["10C"]
+    assert pipe.pip_vote_frames  # and the live loop's frames are voted on again afterwards
