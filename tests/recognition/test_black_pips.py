@@ -230,22 +230,20 @@ def test_a_live_block_votes_the_live_loops_frames_too() -> None:
     assert pipe.find_card_size(_photo_of("10C")).card.tolist() == ["10C"]  # a live frame too
 
 
-class CountingVote(PipVote):
-    """A live vote that counts the crops it is asked about."""
-
-    asked: list[int] = []  # noqa: RUF012  (one list per test: reset below)
-
-    def votes_club(self, crop: np.ndarray) -> bool:
-        CountingVote.asked.append(crop.shape[0])
-        return super().votes_club(crop)
-
-
-def test_a_still_photo_is_voted_once_on_what_its_looks_settle_on_live_block_or_not() -> None:
+def test_a_still_photo_is_voted_once_on_what_its_looks_settle_on_with_a_live_block(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     """The looks of ``process_still`` are ``process`` calls; a live block must not vote inside
     them (that would change which look wins, and ``referee detect``'s output), only once at the end."""
-    CountingVote.asked = []
-    pipe = FramePipeline.create(SpadeReader(CountingVote(live=True)))
+    asked: list[int] = []
+    votes_club = PipVote.votes_club
+
+    def counted(self: PipVote, crop: np.ndarray) -> bool:
+        asked.append(crop.shape[0])
+        return votes_club(self, crop)
+
+    monkeypatch.setattr(PipVote, "votes_club", counted)
+    pipe = FramePipeline.create(SpadeReader(replace(VOTE, live=True)))
     assert pipe.process_still(_photo_of("10S")).card.tolist() == ["10S"]  # a spade stays one: asked each time
-    assert len(CountingVote.asked) == 1
+    assert len(asked) == 1
     assert pipe.process_still(_photo_of("10C")).card.tolist() == ["10C"]
     assert pipe.pip_vote_frames  # and the live loop's frames are voted on again afterwards
