@@ -19,8 +19,11 @@ pips. The overlay links every other entry of ``../shared`` (and every print fold
 ``faces``), so ``referee train --shared <overlay>`` trains on the shared prints plus these, and
 reads the real photos as before. Nothing is written to ``../shared``.
 
-Result (docs/lab/2026-12-03-procedural-pips.md): trained in full, the candidate moved the bias
-from the ace to the tens and lost Milanesi's courts; not adopted.
+Results: trained in full (docs/lab/2026-12-03-procedural-pips.md), the candidate moved the bias
+from the ace to the tens and lost Milanesi's courts. With courts linked in from seen prints
+(docs/lab/2026-12-05-procedural-pips-with-courts.md: ``ppc``, ``ppr``, ``ppq``) Knoll rose in one run
+of three, and every run lost real held-out pinochle cards to sure ``back`` reads, more so with
+twice the real crops. None adopted; the flat made-up cards themselves are the suspected cost.
 """
 
 from __future__ import annotations
