@@ -21,9 +21,9 @@ reads the real photos as before. Nothing is written to ``../shared``.
 
 Results: trained in full (docs/lab/2026-12-03-procedural-pips.md), the candidate moved the bias
 from the ace to the tens and lost Milanesi's courts. With courts linked in from seen prints
-(docs/lab/2026-12-05-procedural-pips-with-courts.md: ``ppc``, ``ppr``, ``ppq``) Knoll rose in one run
-of three, and every run lost real held-out pinochle cards to sure ``back`` reads, more so with
-twice the real crops. None adopted; the flat made-up cards themselves are the suspected cost.
+(docs/lab/2026-12-05-procedural-pips-with-courts.md: ``ppc``, ``ppr``, ``ppq``, ``ppc1``) Knoll rose
+(``ppc``, on two seeds: 94.6 and 94.4%) where the courts came from three seen prints; every run
+lost real held-out pinochle cards (``ppq``, with twice the real crops, the most). None adopted.
 """
 
 from __future__ import annotations
