@@ -146,8 +146,37 @@ def print_params(rng: np.random.Generator) -> dict[str, Any]:
     }
 
 
-def face(suit: str, rank: str, p: dict[str, Any]) -> U8:
-    """One card face, BGRA, W x H."""
+def smooth_noise(rng: np.random.Generator, sigma: float) -> npt.NDArray[np.float32]:
+    """A random field over the face, blurred by ``sigma`` px, scaled to unit standard deviation."""
+    field = cv2.GaussianBlur(rng.standard_normal((H, W)).astype(np.float32), (0, 0), sigma)
+    return np.asarray(field / max(1e-6, float(field.std())), np.float32)
+
+
+def texture_params(rng: np.random.Generator) -> dict[str, float]:
+    """One print's printing and paper: how much its ink bleeds and fades, how grainy its paper is."""
+    return {"bleed": rng.uniform(0.3, 1.2), "fade": rng.uniform(0.04, 0.2), "fade_sigma": rng.uniform(3, 10),
+            "grain": rng.uniform(0.008, 0.03), "mottle": rng.uniform(0.005, 0.025), "mottle_sigma": rng.uniform(8, 25),
+            "ink_noise": rng.uniform(2, 10), "shade": rng.uniform(0.0, 0.04)}
+
+
+def textured(ink: U8, colour: npt.NDArray[np.float32], paper: npt.NDArray[np.float32],
+             t: dict[str, float], rng: np.random.Generator) -> npt.NDArray[np.float32]:
+    """BGR of ``ink`` printed on paper: bled edges, uneven ink density, paper grain and mottle, and
+    a scan's slow shading, so a made-up card is not flat ink on flat paper."""
+    a = cv2.GaussianBlur(ink.astype(np.float32) / 255.0, (0, 0), t["bleed"])
+    # A soft, blotchy loss of density; abs() of the field drew veins through every pip.
+    thin = np.clip(0.5 + 0.35 * smooth_noise(rng, t["fade_sigma"]), 0.0, 1.0)
+    a = np.clip(a * (1.0 - t["fade"] * thin), 0.0, 1.0)[..., None]
+    ys, xs = np.mgrid[0:H, 0:W].astype(np.float32)
+    angle = rng.uniform(0, 2 * np.pi)
+    ramp = (np.cos(angle) * (xs / W - 0.5) + np.sin(angle) * (ys / H - 0.5)) * 2 * t["shade"]
+    light = 1.0 + t["grain"] * smooth_noise(rng, 0.7) + t["mottle"] * smooth_noise(rng, t["mottle_sigma"]) + ramp
+    ink_bgr = colour + t["ink_noise"] * rng.standard_normal((H, W, 3)).astype(np.float32)
+    return np.asarray((paper * (1 - a) + ink_bgr * a) * light[..., None], np.float32)
+
+
+def face(suit: str, rank: str, p: dict[str, Any], texture: tuple[dict[str, float], np.random.Generator] | None = None) -> U8:
+    """One card face, BGRA, W x H; ``texture``: the print's printing and this card's noise stream."""
     ink = np.zeros((H, W), np.uint8)
     g = glyph(suit, int((p["ace"] if rank == "A" else p["pip"]) * W), p)
     for x, y in layout(rank, p):
@@ -164,19 +193,28 @@ def face(suit: str, rank: str, p: dict[str, Any]) -> U8:
     draw(idx, small, cx, ty + 0.025 * H + small.shape[0] / 2, False)
     ink = np.maximum(ink, np.maximum(idx, idx[::-1, ::-1]))
     colour = np.array(p["red"] if suit in ("hearts", "diamonds") else p["black"], np.float32)
-    a = ink[..., None].astype(np.float32) / 255.0
-    bgr = np.array(p["paper"], np.float32) * (1 - a) + colour * a
-    return np.dstack([bgr.astype(np.uint8), np.full((H, W), 255, np.uint8)])
+    paper = np.array(p["paper"], np.float32)
+    if texture is not None:
+        bgr = textured(ink, colour, paper, *texture)
+    else:
+        a = ink[..., None].astype(np.float32) / 255.0
+        bgr = paper * (1 - a) + colour * a
+    return np.dstack([np.clip(bgr + 0.5, 0, 255).astype(np.uint8) if texture else bgr.astype(np.uint8),
+                      np.full((H, W), 255, np.uint8)])
 
 
-def write_prints(folder: Path, prints: int, seed: int) -> None:
+def write_prints(folder: Path, prints: int, seed: int, texture: bool = False) -> None:
+    """The prints; with ``texture`` their drawing is the same (the same parameter stream) and the
+    printing and paper come from streams of their own."""
     for i in range(prints):
         p = print_params(np.random.default_rng([seed, i]))
+        t = texture_params(np.random.default_rng([seed, i, 1000])) if texture else None
         out = folder / f"print{i:02d}"
         out.mkdir(parents=True, exist_ok=True)
-        for suit in SUITS:
-            for rank in RANKS:
-                cv2.imwrite(str(out / f"{suit}_{rank}.png"), face(suit, rank, p))
+        for si, suit in enumerate(SUITS):
+            for ri, rank in enumerate(RANKS):
+                noise = (t, np.random.default_rng([seed, i, 1000, si, ri])) if t is not None else None
+                cv2.imwrite(str(out / f"{suit}_{rank}.png"), face(suit, rank, p, noise))
 
 
 def overlay(target: Path, shared: Path) -> Path:
@@ -199,8 +237,9 @@ def main() -> None:
     parser.add_argument("overlay", type=Path, help="the folder to write (the shared data plus the prints)")
     parser.add_argument("--prints", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--texture", action="store_true", help="print texture: bled, uneven ink on grainy paper")
     args = parser.parse_args()
-    write_prints(overlay(args.overlay, shared_dir()), args.prints, args.seed)
+    write_prints(overlay(args.overlay, shared_dir()), args.prints, args.seed, args.texture)
 
 
 if __name__ == "__main__":
