@@ -23,7 +23,9 @@ Results: trained in full (docs/lab/2026-12-03-procedural-pips.md), the candidate
 from the ace to the tens and lost Milanesi's courts. With courts linked in from seen prints
 (docs/lab/2026-12-05-procedural-pips-with-courts.md: ``ppc``, ``ppr``, ``ppq``, ``ppc1``) Knoll rose
 (``ppc``, on two seeds: 94.6 and 94.4%) where the courts came from three seen prints; every run
-lost real held-out pinochle cards (``ppq``, with twice the real crops, the most). None adopted.
+lost real held-out pinochle cards (``ppq``, with twice the real crops, the most). ``--texture``
+(``ppt``: bled, uneven ink on grainy paper) lost most of the Knoll gain and none of the cost. None
+adopted.
 """
 
 from __future__ import annotations
