@@ -24,8 +24,8 @@ from the ace to the tens and lost Milanesi's courts. With courts linked in from 
 (docs/lab/2026-12-05-procedural-pips-with-courts.md: ``ppc``, ``ppr``, ``ppq``, ``ppc1``) Knoll rose
 (``ppc``, on two seeds: 94.6 and 94.4%) where the courts came from three seen prints; every run
 lost real held-out pinochle cards (``ppq``, with twice the real crops, the most). ``--texture``
-(``ppt``: bled, uneven ink on grainy paper) lost most of the Knoll gain and none of the cost. None
-adopted.
+(``ppt``: bled, uneven ink on grainy paper) lost most of the Knoll gain and none of the cost; ``ppa``
+(the seen prints' renders and views kept) kept the real cards and lost the gain. None adopted.
 """
 
 from __future__ import annotations
@@ -201,6 +201,7 @@ def face(suit: str, rank: str, p: dict[str, Any], texture: tuple[dict[str, float
     else:
         a = ink[..., None].astype(np.float32) / 255.0
         bgr = paper * (1 - a) + colour * a
+    # The flat faces truncate as before, so the earlier runs' files come out byte for byte.
     return np.dstack([np.clip(bgr + 0.5, 0, 255).astype(np.uint8) if texture else bgr.astype(np.uint8),
                       np.full((H, W), 255, np.uint8)])
 
