@@ -92,7 +92,11 @@ def pip_shapes(crop: U8, min_pip_px: float) -> list[PipShape]:
         notches = 0
         try:
             defects = cv2.convexityDefects(outline, cv2.convexHull(outline, returnPoints=False))
-        except cv2.error:  # a self-touching outline: no notches to count
+        # OpenCV refuses some outlines ("the convex hull indices are not monotonous"), mostly
+        # small noisy pips: counted with no notch. That also keeps some small blurred spades,
+        # whose outlines have a club's notches at 16-18 px, from voting club; counting their
+        # notches turned a real nine of spades (docs/lab/2026-12-07-pip-notches.md)
+        except cv2.error:
             defects = None
         if defects is not None:
             depth = defects.reshape(-1, 4)[:, 3] / 256.0  # OpenCV gives depths in 1/256 px
