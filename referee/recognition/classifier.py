@@ -25,6 +25,7 @@ from referee.recognition.enrollment import Enrollment, unit_rows
 from referee.recognition.game_faces import GameFaces
 from referee.recognition.model_info import ModelInfo, model_paths, sha256_file
 from referee.recognition.preprocess import check_crop, normalised, resize_crop
+from referee.recognition.steady_rule import SteadyRule
 from referee.recognition.sureness import Sureness
 from referee.recognition.views import LIVE_VIEWS, check_views, expand, reads
 
@@ -77,6 +78,7 @@ class CardClassifier:
         self.info = info
         # checked when the JSON was loaded (ModelInfo.check): parsed once here
         self._black_pips = info.black_pips(model_path.with_suffix(".json") if model_path else Path("model.json"))
+        self._still_steady = info.still_steady(model_path.with_suffix(".json") if model_path else Path("model.json"))
         self.model_path = model_path
         self.enrollment = enrollment
         self.top_k = top_k
@@ -135,6 +137,13 @@ class CardClassifier:
         """The rule that reads a single photo's spade whose pips are clubs as that club (the model
         JSON's ``"black_pips"``); none with an enrollment, whose prototypes know the club's face."""
         return None if self.enrollment is not None else self._black_pips
+
+    @property
+    def still_steady(self) -> SteadyRule | None:
+        """How a single photo's read is checked in boxes moved about it (the model JSON's
+        ``"still_steady"``); none with an enrollment, whose reads are its prototypes' (the rule was
+        measured on the model's own reads)."""
+        return None if self.enrollment is not None else self._still_steady
 
     @property
     def model_sha256(self) -> str:

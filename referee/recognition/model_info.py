@@ -12,6 +12,7 @@ from typing import Any
 from referee.cards import RECOGNISER_LABELS
 from referee.errors import ModelError
 from referee.recognition.black_pips import PipVote
+from referee.recognition.steady_rule import SteadyRule
 from referee.recognition.views import VIEWS, check_views
 
 
@@ -65,6 +66,12 @@ class ModelInfo:
         (:mod:`referee.recognition.black_pips`; the JSON's ``"black_pips"``, checked at load;
         none by default)."""
         return PipVote.from_info(self.extra, path)
+
+    def still_steady(self, path: Path) -> SteadyRule | None:
+        """How a single photo's read is checked in boxes moved about it
+        (:mod:`referee.recognition.steady_rule`; the JSON's ``"still_steady"``, checked at load;
+        none by default)."""
+        return SteadyRule.from_info(self.extra, path)
 
     def to_json(self) -> str:
         data = {
@@ -143,6 +150,7 @@ class ModelInfo:
         if self.extra.get("black_pips") is not None and self.deck != "french":
             raise bad("black_pips", "no block: clubs and spades are the French recogniser's", self.extra["black_pips"])
         self.black_pips(path)
+        self.still_steady(path)
         if not SHA256_HEX.fullmatch(self.onnx_sha256):
             raise bad("onnx_sha256", "64 lowercase hex digits (the sha256 of the .onnx file)", self.onnx_sha256)
 

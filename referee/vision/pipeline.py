@@ -24,6 +24,7 @@ import numpy as np
 
 from referee.cards import BACK
 from referee.recognition.black_pips import PipVote
+from referee.recognition.steady_rule import SteadyRule
 from referee.vision.card_size import prior_quad
 from referee.vision.detections import BoolArray, Detections, FloatArray, Image
 from referee.vision.finder import CardFinder, FinderConfig, portrait_order, rectify
@@ -40,6 +41,7 @@ from referee.vision.one_reading import (
     one_reading,
     surest_at_each_place,
 )
+from referee.vision.steady_read import steady_reads
 from referee.vision.stock_card import stock_card_quads
 from referee.vision.table_scale import MIN_CARD_PX
 
@@ -159,8 +161,11 @@ class FramePipeline:
         sure card, also try the larger cards of a close-up photo. No card more times than the
         deck holds it (:func:`~referee.vision.one_reading.at_most_copies`), none less sure
         than :attr:`still_keep_confidence`, and none less sure than the model's floor for its card
-        (``CardClassifier.still_floor``); a spade whose pips are clubs is that club
-        (:func:`clubs_by_pips`, where the model's JSON asks for it)."""
+        (``CardClassifier.still_floor``), none whose read does not hold when its box moves
+        (:func:`~referee.vision.steady_read.steady_reads`, where the model's JSON asks for it: a
+        card-sized window over part of a card reads as another card only where it lies); a spade
+        whose pips are clubs is that club (:func:`clubs_by_pips`, where the model's JSON asks for
+        it)."""
         found = at_most_copies(self._still_looks(image, sure), self.copies)
         found = found[found.confidence >= self.still_keep_confidence]
         # the model's own floors (CardClassifier.still_floor); a test's fake recogniser has none
@@ -168,6 +173,10 @@ class FramePipeline:
         if floors and len(found):
             keep = np.array([c >= floors.get(card, 0.0) for card, c in zip(found.card, found.confidence, strict=True)])
             found = found[keep]
+        steady: SteadyRule | None = getattr(self.classifier, "still_steady", None)
+        if steady is not None and len(found):
+            # the model's reads compared, before the pip vote turns a spade into its club
+            found = found[steady_reads(image, found, self.classifier.classify, self.finder.config.crop_size, steady)]
         return clubs_by_pips(image, found, getattr(self.classifier, "black_pips", None))
 
     def _still_looks(self, image: Image, sure: float) -> Detections:
