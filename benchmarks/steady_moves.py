@@ -42,7 +42,7 @@ def agreeing(records: list[vp.Record], truths: dict[Path, list[vp.Truth]], class
              shift: float) -> list[tuple[str, str, str, float, int]]:
     """(photo, verdict, card, confidence, moves agreeing) for every detection of ``records``."""
     by_key = {vp.photo_key(path): (path, ts) for path, ts in truths.items()}
-    size = tuple(classifier.input_size)
+    width, height = classifier.input_size
     out = []
     for r in records:
         path, ts = by_key[r.photo]
@@ -59,7 +59,7 @@ def agreeing(records: list[vp.Record], truths: dict[Path, list[vp.Truth]], class
             image = np.asarray(cv2.resize(image, None, fx=scale, fy=scale, interpolation=cv2.INTER_AREA), np.uint8)
         for card, verdict in zip(cards, verdicts, strict=True):
             quad = np.asarray(card["quad"], np.float32) * np.float32(scale)
-            reads = classifier.classify([rectify(image, m, size) for m in moved_quads(quad, shift)])  # type: ignore[arg-type]
+            reads = classifier.classify([rectify(image, m, (width, height)) for m in moved_quads(quad, shift)])
             same = sum(p.card == card["card"] for p in reads)
             out.append((path.name, verdict, str(card["card"]), float(card["confidence"]), same))
     return out

@@ -77,8 +77,9 @@ class CardClassifier:
         self.views = check_views(views, "views")
         self.info = info
         # checked when the JSON was loaded (ModelInfo.check): parsed once here
-        self._black_pips = info.black_pips(model_path.with_suffix(".json") if model_path else Path("model.json"))
-        self._still_steady = info.still_steady(model_path.with_suffix(".json") if model_path else Path("model.json"))
+        json_path = model_path.with_suffix(".json") if model_path else Path("model.json")
+        self._black_pips = info.black_pips(json_path)
+        self._still_steady = info.still_steady(json_path)
         self.model_path = model_path
         self.enrollment = enrollment
         self.top_k = top_k
