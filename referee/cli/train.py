@@ -36,9 +36,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--samples", type=int, metavar="N", help=f"synthetic training crops (cached) {_d('samples')}")
     what.add_argument("--table-samples", type=int, metavar="N",
                       help=f"extra crops of cards among other cards, cut as the table pipeline cuts them {_d('table_samples')}")
-    what.add_argument("--window-negatives", type=float, metavar="SHARE",
-                      help="extra 'back' samples, this share of --samples: windows over part of a pip card with no "
-                           f"corner index in them, the boxes a finder builds inside a large card {_d('window_negatives')}")
     what.add_argument("--print-variation", type=float, metavar="P",
                       help="probability that a training face is drawn as another print of its pattern (ink shades, "
                            f"line weight, a slightly redrawn figure; referee/recognition/print_style.py) {_d('print_variation')}")

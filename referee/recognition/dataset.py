@@ -38,12 +38,8 @@ NEGATIVES = "negatives"
 BACK_SHARE = 0.08
 #: Render styles: ``base`` = one card cut out with generic errors (:func:`synth.render_card`);
 #: ``table`` = a card among other cards, cut as the table pipeline cuts it
-#: (:func:`synth.render_table_card`); ``window`` = 'back' samples only (``per_face`` 0), each a
-#: window over part of a pip card with no corner index in it (:func:`synth.render_card_window`).
-STYLES = ("base", "table", "window")
-#: Ranks whose cards the ``window`` style cuts windows from: rows of pips, no figure and no lone
-#: big pip (an ace's centre, a two's, is what a whole card of a big-pip print looks like).
-WINDOW_RANKS = {"french": ("6", "7", "8", "9", "10"), "italian": ("4", "5", "6", "7")}
+#: (:func:`synth.render_table_card`).
+STYLES = ("base", "table")
 
 Progress = Callable[[int, int], None]
 
@@ -105,8 +101,6 @@ class _Renderer:
         self.textures = [read_bgra(p)[..., :3].copy() for p in texture_files(root)]
         back_paths = back_files(root) + joker_files(root)
         self.backs = [synth.prepare_art(read_bgra(p), 0.0) for p in back_paths]
-        ranks = WINDOW_RANKS[family]
-        self.pip_cards = [a[0] for arts in self.arts for code, a in arts.items() if _rank(code) in ranks]
         if self.print_variation and options.vary_others:
             # The faces around the sample (neighbours, occluders, the card a 'back' crop shows
             # the edge of), and the backs, come from varied prints too, half the time: else a varied
@@ -123,10 +117,7 @@ class _Renderer:
             key = int.from_bytes(hashlib.sha256(f"{task.code}".encode()).digest()[:4], "little")
             rng = np.random.default_rng([seed, task.set_index + 1, key, k])
             table = self.style == "table"
-            if task.set_index < 0 and self.style == "window":
-                out[i] = synth.render_card_window(self.pip_cards[int(rng.integers(len(self.pip_cards)))],
-                                                  self.textures, rng, size=self.size)
-            elif task.set_index < 0:
+            if task.set_index < 0:
                 out[i] = self._negative(rng, table)
             else:
                 variants = self.arts[task.set_index][task.code]
@@ -147,11 +138,6 @@ class _Renderer:
             back = self.backs[int(rng.integers(len(self.backs)))]
             return synth.render_table_card(back, self.textures, self.pool, self.backs, rng, size=self.size)
         return synth.render_not_card(self.textures, self.backs, self.pool, rng, size=self.size)
-
-
-def _rank(code: str) -> str:
-    """The rank of a card code: ``denari_7`` -> ``7``, ``10S`` -> ``10``."""
-    return code.split("_")[1] if "_" in code else code[:-1]
 
 
 def _blanks(face_set: FaceSet) -> list[tuple[float, int]]:

@@ -269,58 +269,6 @@ def render_not_card(
     return resize_crop(camera(light(crop, rng), rng), size)
 
 
-#: The corner index's box on a card, as (width, height) shares of the card: generous for every
-#: print trained on, so a window kept clear of it shows no index.
-INDEX_BOX = (0.18, 0.30)
-
-
-def window_quad(w: int, h: int, rng: np.random.Generator, tries: int = 40) -> F32:
-    """A card-shaped window (TL, TR, BR, BL, in card px) over 55-72% of a ``w`` x ``h`` card's width,
-    at most 30% of it off the card, covering at most a quarter of any corner's :data:`INDEX_BOX`:
-    the box a finder builds over *part* of a card, with no corner index in it. Falls back to the
-    centred window (clear of every index) when no draw fits."""
-    iw, ih = INDEX_BOX[0] * w, INDEX_BOX[1] * h
-    corners = [(0.0, 0.0), (w - iw, 0.0), (0.0, h - ih), (w - iw, h - ih)]
-
-    def overlap(x0: float, y0: float, x1: float, y1: float, bx: float, by: float, bw: float, bh: float) -> float:
-        return max(0.0, min(x1, bx + bw) - max(x0, bx)) * max(0.0, min(y1, by + bh) - max(y0, by))
-
-    ww = hh = 0.0
-    for _ in range(tries):
-        ww = w * rng.uniform(0.55, 0.72)
-        hh = min(ww * h / w * rng.uniform(0.9, 1.1), 0.95 * h)
-        x0, y0 = rng.uniform(-0.3 * ww, w - 0.7 * ww), rng.uniform(-0.3 * hh, h - 0.7 * hh)
-        x1, y1 = x0 + ww, y0 + hh
-        on_card = overlap(x0, y0, x1, y1, 0.0, 0.0, float(w), float(h))
-        if on_card < 0.7 * ww * hh:
-            continue
-        if all(overlap(x0, y0, x1, y1, bx, by, iw, ih) <= 0.25 * iw * ih for bx, by in corners):
-            break
-    else:
-        ww = w * (1.0 - 2.0 * INDEX_BOX[0])
-        hh = min(ww * h / w, 0.95 * h)
-        x0, y0 = (w - ww) / 2, (h - hh) / 2
-    return np.array([[x0, y0], [x0 + ww, y0], [x0 + ww, y0 + hh], [x0, y0 + hh]], np.float32)
-
-
-def render_card_window(art: CardArt, textures: list[U8], rng: np.random.Generator,
-                       size: tuple[int, int] = INPUT_SIZE) -> U8:
-    """A 'back' sample: a :func:`window_quad` over a pip card's art (pips, no index), cut at the
-    camera's sizes (the window 80-220 px tall) with the usual light and camera."""
-    hh = np.exp(rng.uniform(np.log(80), np.log(220)))
-    h = int(hh / 0.64)  # the card, its window about 0.64 of it (window_quad)
-    w = max(8, int(h * art.bgr.shape[1] / art.bgr.shape[0]))
-    pad = int(0.4 * h)
-    canvas = background(textures, w + 2 * pad, h + 2 * pad, rng)
-    if rng.random() < 0.5:
-        art = CardArt(art.bgr[::-1, ::-1].copy(), art.mask[::-1, ::-1].copy())
-    paste(canvas, art, w, h, pad + w / 2, pad + h / 2, 0.0)
-    quad = window_quad(w, h, rng) + np.float32(pad)
-    out_w, out_h = int(quad[1, 0] - quad[0, 0]), int(quad[3, 1] - quad[0, 1])
-    crop = jittered_crop(canvas, quad, max(8, out_w), max(8, out_h), rng.uniform(0, 0.05), rng)
-    return resize_crop(camera(light(crop, rng), rng), size)
-
-
 def clutter(canvas: F32, rng: np.random.Generator) -> None:
     """Random strokes, blobs and text: the non-card things a card finder may pick up."""
     h, w = canvas.shape[:2]

@@ -162,17 +162,11 @@ def _data(options: TrainOptions, log: _Logger) -> tuple[SynthSet, SynthSet, dict
         table = cached_set(cache, deck, train_sets, table_per_face, options.seed + 500, workers=workers,
                            root=root, progress=progress("table-style set"), style="table", **looks)
         train = join_sets(train, table)
-    windows = int(options.window_negatives * options.samples)
-    if windows:
-        window = cached_set(cache, deck, train_sets, 0, options.seed + 700, workers=workers, root=root,
-                            progress=progress("window negatives"), style="window", back_count=windows,
-                            size=INPUT_SIZE)
-        train = join_sets(train, window)
     val_sets = holdout or train_sets
     val = cached_set(cache, deck, val_sets, options.val_per_face, options.seed + 1000, workers=workers,
                      root=root, progress=progress("validation set"), size=INPUT_SIZE)
     plan = {"train_sets": train_sets, "holdout_sets": holdout, "per_face": per_face,
-            "table_per_face": table_per_face, "negatives": {"back": BACK_SHARE, **({"windows": windows} if windows else {})},
+            "table_per_face": table_per_face, "negatives": {"back": BACK_SHARE},
             **({"print_variation": variation} if variation else {}),
             **({"vary_others": True} if vary_others else {}),
             "train_crops": len(train), "val_crops": len(val)}

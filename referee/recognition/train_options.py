@@ -47,9 +47,6 @@ class TrainOptions:
     samples: int = 60000
     #: extra crops of cards among other cards, cut as the table pipeline cuts them
     table_samples: int = 0
-    #: extra 'back' samples, as a share of ``samples``: windows over part of a pip card with no
-    #: corner index in them (the boxes a finder builds inside a large card)
-    window_negatives: float = 0.0
     #: probability that a training face is drawn as another print of its pattern
     print_variation: float = 0.0
     #: with ``print_variation``: the other cards in a sample and the backs vary too
@@ -101,8 +98,6 @@ class TrainOptions:
                 raise ConfigError(f"{option(name)} {getattr(self, name)}: expected 0 or more")
         if not self.lr > 0:
             raise ConfigError(f"--lr {self.lr}: expected a learning rate above 0")
-        if not 0 <= self.window_negatives < 1:
-            raise ConfigError(f"--window-negatives {self.window_negatives}: expected a share of the samples in 0-1")
         if not 0 <= self.print_variation <= 1:
             raise ConfigError(f"--print-variation {self.print_variation}: expected a probability in 0-1")
         if self.vary_others and not self.print_variation:
